@@ -1,0 +1,25 @@
+import Linalg
+
+/// This CPU's practical single-thread peak: a large square sgemm.
+enum LinalgBenchmarks {
+  static func sgemmPeak(size n: Int = 1024) -> Measurement {
+    let a = [Float](repeating: 0.5, count: n * n)
+    let b = [Float](repeating: 0.25, count: n * n)
+    var c = [Float](repeating: 0, count: n * n)
+    return measure(
+      "sgemm \(n)×\(n)×\(n) (peak)", units: 2 * Double(n * n * n), unit: "FLOP", samples: 7,
+      sampleSeconds: 0.3
+    ) {
+      a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+          c.withUnsafeMutableBufferPointer { c in
+            BLAS.gemm(
+              MatrixView(a, rows: n, columns: n), MatrixView(b, rows: n, columns: n),
+              into: MutableMatrixView(c, rows: n, columns: n))
+          }
+        }
+      }
+      return Double(c[n + 1])
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+// Spotter: exercise recognition and rep counting from 2D body-pose streams.
+// Module map: ../shared/DESIGN.md §2 (kept true in README.md).
+import PackageDescription
+
+let package = Package(
+  name: "Spotter",
+  products: [
+    .executable(name: "spotter", targets: ["SpotterCLI"]),
+    .executable(name: "spotter-bench", targets: ["SpotterBench"]),
+    .library(name: "Poses", targets: ["Poses"]),
+    .library(name: "Linalg", targets: ["Linalg"]),
+  ],
+  targets: [
+    // C behind one door: only Linalg imports this.
+    .systemLibrary(
+      name: "COpenBLAS",
+      pkgConfig: "openblas",
+      providers: [.apt(["libopenblas-dev"])]
+    ),
+    .target(name: "Linalg", dependencies: ["COpenBLAS"]),
+    .target(name: "Poses"),
+    .target(name: "TestSupport", dependencies: ["Poses", "Linalg"]),
+    .executableTarget(name: "SpotterCLI", dependencies: ["Poses", "Linalg"]),
+    .executableTarget(
+      name: "SpotterBench",
+      dependencies: ["Poses", "Linalg", "TestSupport"],
+      path: "Benchmarks/SpotterBench"
+    ),
+    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport"]),
+    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport"]),
+    .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

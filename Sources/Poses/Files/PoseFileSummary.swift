@@ -1,0 +1,63 @@
+/// What a pose input holds, read end to end: what `spotter inspect` reports.
+public struct PoseFileSummary: Sendable {
+  public var name: String
+  public var header: PoseFileHeader
+  /// Frames decoded (bad lines not counted).
+  public var frames = 0
+  /// Time from the first frame to the last, in seconds.
+  public var duration = 0.0
+  /// Frames with the followed person present.
+  public var framesWithPerson = 0
+  /// The most people in one frame.
+  public var maxPeople = 0
+  /// Per canonical joint, the mean confidence over frames with a person (missing counts 0).
+  public var meanConfidence: [Double] = Array(repeating: 0, count: CanonicalJoint.count)
+  public var badLines = 0
+  /// The first few bad-line errors, in order.
+  public var firstErrors: [PoseFileError] = []
+
+  /// Frames per second measured from the times: (frames − 1) / duration.
+  public var measuredFPS: Double? {
+    duration > 0 && frames > 1 ? Double(frames - 1) / duration : nil
+  }
+
+  public var personShare: Double { frames > 0 ? Double(framesWithPerson) / Double(frames) : 0 }
+
+  /// Reads `source` to its end.
+  ///
+  /// - Parameters:
+  ///   - keepErrors: how many bad-line errors to keep.
+  ///   - progress: called every 10,000 frames with the frames read so far.
+  public static func read(
+    _ source: any PoseSource, keepErrors: Int = 5, progress: ((Int) -> Void)? = nil
+  ) throws -> PoseFileSummary {
+    var summary = PoseFileSummary(name: source.name, header: source.header)
+    var frame = PeopleFrame()
+    var selector = PersonSelector()
+    var sums = Array(repeating: 0.0, count: CanonicalJoint.count)
+    var first: Double?
+    loop: while true {
+      switch try source.next(into: &frame) {
+      case .end: break loop
+      case .skipped(let error):
+        summary.badLines += 1
+        if summary.firstErrors.count < keepErrors { summary.firstErrors.append(error) }
+      case .frame:
+        summary.frames += 1
+        if first == nil { first = frame.t }
+        summary.duration = frame.t - first!
+        summary.maxPeople = max(summary.maxPeople, frame.people.count)
+        let pose = selector.select(frame.people)
+        if pose.hasPerson {
+          summary.framesWithPerson += 1
+          for index in pose.joints.indices { sums[index] += Double(pose.joints[index].confidence) }
+        }
+        if let progress, summary.frames % 10_000 == 0 { progress(summary.frames) }
+      }
+    }
+    if summary.framesWithPerson > 0 {
+      summary.meanConfidence = sums.map { $0 / Double(summary.framesWithPerson) }
+    }
+    return summary
+  }
+}

@@ -1,0 +1,61 @@
+/// One decoded frame: its time and every person in it, as canonical poses in Spotter's space.
+///
+/// Readers fill a caller's frame in place and reuse its storage, so steady reading allocates
+/// nothing.
+public struct PeopleFrame: Sendable {
+  /// Seconds; never decreases within a stream.
+  public var t: Double = 0
+  /// Everyone detected in the frame; empty when nobody was.
+  public var people: [Pose] = []
+  /// Where the frame came from: the line (or, for a folder, the file's 1-based index).
+  public var line: Int = 0
+
+  public init() { people.reserveCapacity(4) }
+}
+
+/// What reading one more frame gave.
+public enum PoseReadResult: Sendable {
+  /// The frame was filled in.
+  case frame
+  /// A bad line, reported and skipped; the stream goes on after it.
+  case skipped(PoseFileError)
+  /// No more frames.
+  case end
+}
+
+/// A stream of frames from a pose file, a CSV, an OpenPose folder or standard input.
+public protocol PoseSource: AnyObject {
+  /// The file's header, or the one its format implies.
+  var header: PoseFileHeader { get }
+  /// The file's name, as errors give it.
+  var name: String { get }
+  /// Reads the next frame into `frame`. Throws only when the input cannot be read at all.
+  func next(into frame: inout PeopleFrame) throws -> PoseReadResult
+}
+
+/// The frame-time rules every reader shares: a missing `t` is index / fps, and `t` never goes
+/// back.
+struct FrameClock {
+  let fps: Double
+  private(set) var index = 0
+  private(set) var last: Double?
+
+  init(fps: Double) { self.fps = fps }
+
+  /// The time of the next frame, given the `t` it states; every frame line counts for the index,
+  /// so a bad line does not shift the times of the rest.
+  mutating func time(stated: Double?) -> Result<Double, FrameLineError> {
+    defer { index += 1 }
+    let t = stated ?? Double(index) / fps
+    if let last, t < last {
+      return .failure(
+        FrameLineError(
+          column: 1,
+          message: "t = \(t) is before the previous frame's t = \(last); t must never decrease"))
+    }
+    return .success(t)
+  }
+
+  /// Accepts the time of a frame that was read in full.
+  mutating func accept(_ t: Double) { last = t }
+}

@@ -1,0 +1,87 @@
+/// Turns poses at irregular times into a steady stream at `fps` (30 by default), causally.
+///
+/// The output clock starts at the first input's time and ticks every 1/fps seconds. Each tick
+/// is made from the two input frames around it:
+/// - When they are at most `maxGap` apart (a short gap, 0.25 s by default), a joint present in
+///   both is interpolated linearly (confidence: the smaller), and a joint present in one only is
+///   taken from the nearer frame if that one has it; a tick next to a frame with nobody takes
+///   the nearer frame as it is, since a person is never interpolated into or out of view.
+/// - Across a longer gap, a tick within half a tick of either frame takes that frame, and every
+///   other tick is nobody detected: the person really was not seen then.
+///
+/// A tick is emitted as soon as the input frame at or after it arrives, so the resampler adds at
+/// most one input interval of latency and allocates nothing.
+public struct Resampler: Sendable {
+  public let fps: Double
+  public let maxGap: Double
+  private var previous: (t: Double, pose: Pose)?
+  private var start = 0.0
+  /// How many ticks have been emitted.
+  public private(set) var emitted = 0
+
+  public init(fps: Double = 30, maxGap: Double = 0.25) {
+    precondition(fps > 0 && maxGap >= 0)
+    self.fps = fps
+    self.maxGap = maxGap
+  }
+
+  /// Takes one input frame and calls `emit` for each output tick it completes, in order.
+  ///
+  /// - Parameters:
+  ///   - t: the frame's time in seconds; never less than the previous frame's.
+  ///   - pose: the followed person, or `.nobody`.
+  public mutating func push(t: Double, pose: Pose, emit: (Pose) throws -> Void) rethrows {
+    guard let (t0, before) = previous else {
+      previous = (t, pose)
+      start = t
+      try emitTick(pose, emit)
+      return
+    }
+    precondition(t >= t0, "resampler input went back in time: \(t) after \(t0)")
+    let gap = t - t0
+    while tickTime <= t + 1e-9 {
+      let tick = tickTime
+      let sample: Pose
+      if gap <= maxGap {
+        sample = Self.interpolate(before, pose, fraction: gap > 0 ? Float((tick - t0) / gap) : 1)
+      } else {
+        let halfTick = 0.5 / fps
+        if tick - t0 <= halfTick {
+          sample = before
+        } else if t - tick <= halfTick {
+          sample = pose
+        } else {
+          sample = .nobody
+        }
+      }
+      try emitTick(sample, emit)
+    }
+    previous = (t, pose)
+  }
+
+  /// The time of the next tick to emit.
+  private var tickTime: Double { start + Double(emitted) / fps }
+
+  private mutating func emitTick(_ pose: Pose, _ emit: (Pose) throws -> Void) rethrows {
+    emitted += 1
+    try emit(pose)
+  }
+
+  /// The pose `fraction` of the way from `a` to `b`, by the rules in the type's doc.
+  static func interpolate(_ a: Pose, _ b: Pose, fraction: Float) -> Pose {
+    let nearer = fraction < 0.5 ? a : b
+    guard a.hasPerson, b.hasPerson else { return nearer }
+    var result = Pose()
+    for index in result.joints.indices {
+      let (ja, jb) = (a.joints[index], b.joints[index])
+      if !ja.isMissing && !jb.isMissing {
+        result.joints[index] = Joint(
+          x: ja.x + (jb.x - ja.x) * fraction, y: ja.y + (jb.y - ja.y) * fraction,
+          confidence: min(ja.confidence, jb.confidence))
+      } else {
+        result.joints[index] = nearer.joints[index]
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,195 @@
+/// One option of a command. The same table drives parsing and `--help`, so they cannot drift.
+struct Option: Sendable {
+  /// The long name, without dashes: `json` is `--json`.
+  let name: String
+  /// The value's placeholder in help (`FILE`, `N`); nil for a flag that takes no value.
+  let value: String?
+  let help: String
+  /// The value used when the option is not given, shown in help.
+  let defaultValue: String?
+
+  static func flag(_ name: String, _ help: String) -> Option {
+    Option(name: name, value: nil, help: help, defaultValue: nil)
+  }
+
+  static func value(
+    _ name: String, _ placeholder: String, _ help: String, default defaultValue: String? = nil
+  ) -> Option {
+    Option(name: name, value: placeholder, help: help, defaultValue: defaultValue)
+  }
+}
+
+/// A positional argument.
+struct Argument: Sendable {
+  let name: String
+  let help: String
+  var optional = false
+}
+
+/// A `spotter` subcommand: its table of arguments and options, and what it does.
+struct Command: Sendable {
+  let name: String
+  let summary: String
+  var arguments: [Argument] = []
+  var options: [Option] = []
+  /// Extra paragraphs for `--help`.
+  var discussion: String? = nil
+  /// Runs the command; returns the exit code (0 success, 1 failure).
+  let run: @Sendable (ParsedArguments) throws -> Int32
+
+  var usage: String {
+    var parts = ["spotter", name]
+    if !options.isEmpty { parts.append("[options]") }
+    for argument in arguments {
+      parts.append(argument.optional ? "[\(argument.name)]" : argument.name)
+    }
+    return parts.joined(separator: " ")
+  }
+
+  var help: String {
+    var lines = ["\(summary)", "", "Usage: \(usage)"]
+    if !arguments.isEmpty {
+      lines += ["", "Arguments:"]
+      for argument in arguments { lines.append(Self.row(argument.name, argument.help)) }
+    }
+    lines += ["", "Options:"]
+    for option in options + [Self.helpOption] {
+      var left = "--\(option.name)"
+      if let value = option.value { left += " \(value)" }
+      var text = option.help
+      if let value = option.defaultValue { text += " (default: \(value))" }
+      lines.append(Self.row(left, text))
+    }
+    if let discussion { lines += ["", discussion] }
+    return lines.joined(separator: "\n")
+  }
+
+  static let helpOption = Option.flag("help", "Show this help and exit.")
+
+  private static func row(_ left: String, _ right: String) -> String {
+    let padded =
+      left.count < 22 ? left + String(repeating: " ", count: 22 - left.count) : left + "  "
+    return "  " + padded + right
+  }
+
+  /// Parses `arguments` (after the command name) against the table.
+  ///
+  /// - Throws: `CLIError.usage` for an unknown option, a missing value, or a wrong number of
+  ///   arguments.
+  func parse(_ words: [String]) throws -> ParsedArguments {
+    var result = ParsedArguments(command: self)
+    var index = 0
+    var onlyPositionals = false
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if onlyPositionals || !word.hasPrefix("--") || word == "-" {
+        if word.hasPrefix("-") && word != "-" && !onlyPositionals {
+          throw CLIError.usage("unknown option '\(word)'", command: self)
+        }
+        result.positionals.append(word)
+        continue
+      }
+      if word == "--" {
+        onlyPositionals = true
+        continue
+      }
+      var name = String(word.dropFirst(2))
+      var inlineValue: String? = nil
+      if let equals = name.firstIndex(of: "=") {
+        inlineValue = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      }
+      if name == "help" {
+        result.wantsHelp = true
+        continue
+      }
+      guard let option = options.first(where: { $0.name == name }) else {
+        throw CLIError.usage("unknown option '--\(name)'", command: self)
+      }
+      if option.value == nil {
+        guard inlineValue == nil else {
+          throw CLIError.usage("option '--\(name)' takes no value", command: self)
+        }
+        result.flags.insert(name)
+      } else if let inlineValue {
+        result.values[name] = inlineValue
+      } else {
+        guard index < words.count else {
+          throw CLIError.usage("option '--\(name)' needs a value \(option.value!)", command: self)
+        }
+        result.values[name] = words[index]
+        index += 1
+      }
+    }
+    if result.wantsHelp { return result }
+    let required = arguments.filter { !$0.optional }.count
+    if result.positionals.count < required {
+      let missing = arguments[result.positionals.count].name
+      throw CLIError.usage("missing argument \(missing)", command: self)
+    }
+    if result.positionals.count > arguments.count {
+      throw CLIError.usage(
+        "unexpected argument '\(result.positionals[arguments.count])'", command: self)
+    }
+    return result
+  }
+}
+
+/// What the command line said, read through the command's table so defaults apply.
+struct ParsedArguments {
+  let command: Command
+  var positionals: [String] = []
+  var values: [String: String] = [:]
+  var flags: Set<String> = []
+  var wantsHelp = false
+
+  func flag(_ name: String) -> Bool {
+    precondition(
+      command.options.contains { $0.name == name && $0.value == nil }, "no flag --\(name)")
+    return flags.contains(name)
+  }
+
+  /// An option's value, or its default.
+  func string(_ name: String) -> String? {
+    guard let option = command.options.first(where: { $0.name == name && $0.value != nil }) else {
+      preconditionFailure("no option --\(name) in \(command.name)")
+    }
+    return values[name] ?? option.defaultValue
+  }
+
+  func double(
+    _ name: String,
+    range: ClosedRange<Double> = -.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+  ) throws -> Double? {
+    guard let text = string(name) else { return nil }
+    guard let value = Double(text), value.isFinite, range.contains(value) else {
+      throw CLIError.usage(
+        "--\(name) takes a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'",
+        command: command)
+    }
+    return value
+  }
+
+  func int(_ name: String, range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
+    guard let text = string(name) else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      throw CLIError.usage(
+        "--\(name) takes a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'",
+        command: command)
+    }
+    return value
+  }
+
+  func positional(_ index: Int) -> String? {
+    index < positionals.count ? positionals[index] : nil
+  }
+}
+
+/// Failures the command line reports itself; anything else thrown is a failure (exit 1).
+enum CLIError: Error {
+  /// The command line was wrong: exit 64 with the usage.
+  case usage(String, command: Command?)
+  /// The work failed: exit 1, with a hint of what to do.
+  case failure(String, hint: String?)
+}

@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Poses
+
+@Suite struct PoseFileRoundTripTests {
+  /// Frames of the squatter, with a second person and an empty frame mixed in.
+  static func frames(count: Int = 12) -> [(t: Double, people: [Pose])] {
+    (0..<count).map { index in
+      let t = Double(index) / 30
+      switch index % 4 {
+      case 1:
+        return (t, [Fixtures.squatter(at: t), Fixtures.squatter(at: t, centreX: 100, height: 120)])
+      case 3: return (t, [])
+      default: return (t, [Fixtures.squatter(at: t)])
+      }
+    }
+  }
+
+  static let spaces = [
+    CoordinateSpace(),
+    CoordinateSpace(units: .normalized, origin: .bottomLeft, imageWidth: 640, imageHeight: 480),
+    CoordinateSpace(units: .pixels, origin: .topLeft, mirrored: true),
+  ]
+
+  /// Writes frames in a format and reads them back, to canonical poses in the same space.
+  static func roundTrip(
+    format: PoseFileFormat, header: PoseFileHeader, frames: [(t: Double, people: [Pose])]
+  ) throws -> (read: [PeopleFrame], errors: [PoseFileError], source: any PoseSource) {
+    let path =
+      Fixtures.temporaryFolder()
+      + (format == .openposeFolder ? "/frames" : "/poses.\(format.rawValue)")
+    let writer = try PoseFileWriter(path: path, format: format, header: header)
+    for frame in frames { try writer.write(t: frame.t, people: frame.people) }
+    try writer.flush()
+    let source = try PoseFiles.open(path, options: PoseFiles.Options(fps: header.fps))
+    let (read, errors) = try Fixtures.readAll(source)
+    return (read, errors, source)
+  }
+
+  /// Only the joints a layout carries survive it.
+  static func kept(_ pose: Pose, by layout: PoseLayout) -> Pose {
+    let raw = layout.layoutJoints(from: pose, space: CoordinateSpace()).flatMap {
+      [$0.x, $0.y, $0.confidence]
+    }
+    return raw.withUnsafeBufferPointer { layout.canonicalPose(from: $0, space: CoordinateSpace()) }
+  }
+
+  static func near(_ a: Pose, _ b: Pose) -> Bool {
+    for index in a.joints.indices {
+      let (ja, jb) = (a.joints[index], b.joints[index])
+      if ja.isMissing != jb.isMissing { return false }
+      if !ja.isMissing
+        && (abs(ja.x - jb.x) > 1e-3 || abs(ja.y - jb.y) > 1e-3 || ja.confidence != jb.confidence)
+      {
+        return false
+      }
+    }
+    return true
+  }
+
+  @Test(arguments: PoseLayout.allCases, spaces)
+  func jsonLinesRoundTripsEveryLayoutAndSpace(layout: PoseLayout, space: CoordinateSpace) throws {
+    let header = PoseFileHeader(
+      layout: layout, space: space, fps: 30, source: "test", extra: ["camera": "\"front\""])
+    let frames = Self.frames()
+    let (read, errors, source) = try Self.roundTrip(format: .jsonl, header: header, frames: frames)
+    #expect(errors.isEmpty)
+    #expect(source.header == header)
+    #expect(read.count == frames.count)
+    for (got, want) in zip(read, frames) {
+      #expect(got.t == want.t)
+      #expect(got.people.count == want.people.count)
+      for (a, b) in zip(got.people, want.people) { #expect(Self.near(a, Self.kept(b, by: layout))) }
+    }
+  }
+
+  @Test(arguments: PoseLayout.allCases)
+  func csvRoundTripsTheFirstPerson(layout: PoseLayout) throws {
+    let header = PoseFileHeader(layout: layout, space: Self.spaces[1], fps: 30)
+    let frames = Self.frames()
+    let (read, errors, source) = try Self.roundTrip(format: .csv, header: header, frames: frames)
+    #expect(errors.isEmpty)
+    #expect(source.header.layout == layout)
+    #expect(read.count == frames.count)
+    for (got, want) in zip(read, frames) {
+      #expect(got.t == want.t)
+      #expect(got.people.count == min(want.people.count, 1))
+      if let first = want.people.first {
+        #expect(Self.near(got.people[0], Self.kept(first, by: layout)))
+      }
+    }
+  }
+
+  @Test(arguments: [PoseLayout.openpose25, .createml18])
+  func openPoseFolderRoundTrips(layout: PoseLayout) throws {
+    let header = PoseFileHeader(layout: layout, fps: 25)
+    let frames = Self.frames().enumerated().map {
+      (t: Double($0.offset) / 25, people: $0.element.people)
+    }
+    let (read, errors, _) = try Self.roundTrip(
+      format: .openposeFolder, header: header, frames: frames)
+    #expect(errors.isEmpty)
+    #expect(read.count == frames.count)
+    for (got, want) in zip(read, frames) {
+      #expect(abs(got.t - want.t) < 1e-12)
+      #expect(got.people.count == want.people.count)
+      for (a, b) in zip(got.people, want.people) {
+        #expect(Self.near(a, Self.kept(b, by: .openpose25)))
+      }
+    }
+  }
+
+  @Test func shorthandJointsAndMissingTimesAreUnderstood() throws {
+    let text = """
+      {"spotter":"poses","version":1,"layout":"createml18","fps":10}
+      {"pose":[[1,2],null,[3,4,0.5],null,null,null,null,null,null,null,null,null,null,null,null,null,null,null]}
+
+      {"people":[]}
+      {"t":null,"people":null,"extra":{"nested":[1,2,{"a":"b\\"c"}]}}
+      """
+    let (frames, errors) = try Fixtures.readAll(PoseFiles.open(Fixtures.file(text)))
+    #expect(errors.isEmpty)
+    #expect(frames.map(\.t) == [0, 0.1, 0.2])
+    #expect(frames.map(\.line) == [2, 4, 5])
+    #expect(frames[0].people[0][.nose] == Joint(x: 1, y: 2, confidence: 1))
+    #expect(frames[0].people[0][.rightShoulder] == Joint(x: 3, y: 4, confidence: 0.5))
+    #expect(frames[1].people.isEmpty && frames[2].people.isEmpty)
+  }
+
+  @Test func csvWithoutHeaderInfersTheLayoutFromItsColumns() throws {
+    let row = (["0.5"] + (0..<17).flatMap { ["\($0)", "\(100 + $0)", "0.9"] }).joined(
+      separator: ",")
+    let (frames, errors) = try Fixtures.readAll(
+      PoseFiles.open(Fixtures.file(named: "p.csv", row + "\n" + row + "\n")))
+    #expect(errors.isEmpty)
+    #expect(frames.count == 2)
+    #expect(frames[0].people[0][.rightShoulder].x == 6)
+  }
+
+  @Test func standardInputIsReadAsItArrives() throws {
+    // A pipe stands in for stdin: the reader takes a descriptor either way.
+    var pipe: [Int32] = [0, 0]
+    #expect(Foundation.pipe(&pipe) == 0)
+    let header = PoseFileHeader(layout: .coco17)
+    let first =
+      header.jsonLine + "\n"
+      + PoseFileWriter.jsonFrameLine(t: 0, people: [Fixtures.squatter(at: 0)], header: header)
+      + "\n"
+    _ = first.withCString { write(pipe[1], $0, strlen($0)) }
+    let source = try PoseFiles.open(
+      lines: LineReader(descriptor: pipe[0], closing: true), name: "<stdin>", options: .init())
+    var frame = PeopleFrame()
+    // The first frame is available before the writer has finished the stream.
+    guard case .frame = try source.next(into: &frame) else {
+      Issue.record("expected a frame")
+      return
+    }
+    #expect(frame.people.count == 1)
+    close(pipe[1])
+    guard case .end = try source.next(into: &frame) else {
+      Issue.record("expected the end")
+      return
+    }
+  }
+
+  @Test func aMillionFrameFileIsReadThroughOneFixedBuffer() throws {
+    // Not a memory measurement: the reader's buffer is fixed at construction, and this checks
+    // that a file far larger than it streams through with every frame accounted for.
+    let header = PoseFileHeader(layout: .coco17)
+    let line = PoseFileWriter.jsonFrameLine(
+      t: 0, people: [Fixtures.squatter(at: 0)], header: header)
+    let path = Fixtures.temporaryFolder() + "/big.jsonl"
+    let output = try TextOutput(creating: path)
+    output.writeLine(header.jsonLine)
+    let count = 30_000
+    for _ in 0..<count { output.writeLine(line) }
+    try output.flush()
+    let reader = try LineReader(path: path, maxLineLength: 4096)
+    let source = try JSONLinesPoseReader(lines: reader, name: path)
+    var frame = PeopleFrame()
+    var frames = 0
+    while case .frame = try source.next(into: &frame) { frames += 1 }
+    #expect(frames == count)
+  }
+}

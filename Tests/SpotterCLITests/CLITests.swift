@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs the real `spotter` binary, as a user would.
+enum Spotter {
+  /// The built `spotter` next to this test bundle.
+  static let binary: String = {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var folder = bundle.deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("spotter").path) {
+      folder = folder.deletingLastPathComponent()
+      precondition(folder.path != "/", "cannot find the spotter binary next to \(bundle.path)")
+    }
+    return folder.appendingPathComponent("spotter").path
+  }()
+
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+      stderr: String(decoding: stderr, as: UTF8.self))
+  }
+}
+
+@Suite struct CommandLineTests {
+  @Test func inspectDescribesAPoseFile() throws {
+    let path = Fixtures.file(Fixtures.squatFile(frames: 90, fps: 30))
+    let result = try Spotter.run(["inspect", path])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("coco17 (17 joints; pixels, origin top-left)"))
+    #expect(result.stdout.contains("Frames            90"))
+    #expect(result.stdout.contains("Duration          2.97 s"))
+    #expect(result.stdout.contains("Measured fps      30.00 (header: 30)"))
+    #expect(result.stdout.contains("100.0% of frames"))
+    #expect(result.stdout.contains("Bad lines         0"))
+  }
+
+  @Test func inspectJSONCountsBadLinesAndKeepsTheFirstErrors() throws {
+    var lines = Fixtures.squatFile(frames: 10).split(separator: "\n").map(String.init)
+    lines.insert("{broken", at: 3)
+    lines.insert("{\"t\":9,\"pose\":[]}", at: 6)
+    let path = Fixtures.file(lines.joined(separator: "\n"))
+    let result = try Spotter.run(["inspect", "--json", path])
+    #expect(result.status == 0)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["frames"] as? Int == 10)
+    #expect(object["bad_lines"] as? Int == 2)
+    let errors = try #require(object["errors"] as? [[String: Any]])
+    #expect(errors.map { $0["line"] as? Int } == [4, 7])
+    #expect(
+      (errors[1]["message"] as? String)?.contains("pose has 0 joints; the layout has 17") == true)
+    #expect(object["layout"] as? String == "coco17")
+    #expect((object["mean_confidence"] as? [String: Double])?["nose"] == 0.9)
+  }
+
+  @Test func inspectReadsStandardInput() throws {
+    let result = try Spotter.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("<stdin>"))
+    #expect(result.stdout.contains("Frames            31"))
+  }
+
+  @Test func helpIsDrivenByTheOptionTableAndShowsDefaults() throws {
+    let result = try Spotter.run(["inspect", "--help"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("Usage: spotter inspect [options] FILE"))
+    #expect(result.stdout.contains("--errors N"))
+    #expect(result.stdout.contains("(default: 5)"))
+    let top = try Spotter.run(["--help"])
+    #expect(top.status == 0 && top.stdout.contains("inspect"))
+  }
+
+  static let usageErrors: [([String], String)] = [
+    (["inspect"], "Error: missing argument FILE"),
+    (["inspect", "--frobnicate", "x"], "Error: unknown option '--frobnicate'"),
+    (
+      ["inspect", "--errors", "many", "x"],
+      "Error: --errors takes a whole number in 0...1000, got 'many'"
+    ),
+    (["inspect", "a", "b"], "Error: unexpected argument 'b'"),
+    (["launch"], "Error: unknown command 'launch'"),
+    ([], "Error: no command given"),
+  ]
+
+  @Test(arguments: usageErrors)
+  func usageErrorsExit64WithAHint(_ arguments: [String], _ message: String) throws {
+    let result = try Spotter.run(arguments)
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix(message), "got: \(result.stderr)")
+    #expect(result.stdout.isEmpty)
+  }
+
+  @Test func failuresExit1WithTheReason() throws {
+    let result = try Spotter.run(["inspect", "/nonexistent/file.jsonl"])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr.hasPrefix("Error: /nonexistent/file.jsonl: no such file or folder\nHint: "))
+    let bad = Fixtures.file("{\"spotter\":\"poses\",\"layout\":\"coco99\"}\n")
+    let header = try Spotter.run(["inspect", bad])
+    #expect(header.status == 1)
+    #expect(header.stderr.contains("\(bad):1: unknown layout \"coco99\""))
+  }
+}
