@@ -10,6 +10,7 @@ let package = Package(
     .executable(name: "spotter-bench", targets: ["SpotterBench"]),
     .library(name: "Poses", targets: ["Poses"]),
     .library(name: "Linalg", targets: ["Linalg"]),
+    .library(name: "ActionModel", targets: ["ActionModel"]),
   ],
   targets: [
     // C behind one door: only Linalg imports this.
@@ -19,16 +20,22 @@ let package = Package(
       providers: [.apt(["libopenblas-dev"])]
     ),
     .target(name: "Linalg", dependencies: ["COpenBLAS"]),
+    .target(name: "Randomness"),
     .target(name: "Poses"),
-    .target(name: "TestSupport", dependencies: ["Poses", "Linalg"]),
-    .executableTarget(name: "SpotterCLI", dependencies: ["Poses", "Linalg"]),
+    .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
+    .target(name: "TestSupport", dependencies: ["Poses", "Linalg", "Randomness", "ActionModel"]),
+    .executableTarget(
+      name: "SpotterCLI", dependencies: ["Poses", "Linalg", "ActionModel", "Randomness"]),
     .executableTarget(
       name: "SpotterBench",
-      dependencies: ["Poses", "Linalg", "TestSupport"],
+      dependencies: ["Poses", "Linalg", "TestSupport", "ActionModel", "Randomness"],
       path: "Benchmarks/SpotterBench"
     ),
-    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport"]),
-    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport"]),
+    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport", "Randomness"]),
+    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport", "Randomness"]),
+    .testTarget(
+      name: "ActionModelTests",
+      dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),
     .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -52,7 +52,7 @@ public enum Fixtures {
   /// Writes `text` to a file in a temporary folder and returns its path.
   public static func file(named name: String = "poses.jsonl", _ text: String) -> String {
     let path = temporaryFolder() + "/" + name
-    FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     return path
   }
 

@@ -1,4 +1,5 @@
 import Linalg
+import Randomness
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import Randomness
 import TestSupport
 import Testing
 

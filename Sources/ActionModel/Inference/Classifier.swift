@@ -1,0 +1,184 @@
+import Poses
+
+/// The trained network, immutable and shared: any number of threads and sessions predict with
+/// one `Classifier`, each with its own `Workspace` or `StreamState`.
+///
+/// It owns its weights in one fixed buffer that nothing writes after `init`, which is what
+/// makes it safe to share (`@unchecked Sendable`).
+public final class Classifier: @unchecked Sendable {
+  public let metadata: ModelMetadata
+  public var config: NetworkConfig { metadata.architecture }
+  public var labels: [String] { metadata.labels }
+  private let weights: UnsafeMutableBufferPointer<Float>
+  private let offsets: [Int]  // per tensor, in config.tensors order
+  /// Each layer's output when every input frame is zero (nobody): constant over time, so a
+  /// stream can start exactly as a window zero-padded at its start.
+  let restingColumns: [[Float]]
+
+  /// - Precondition: `parameters` matches `metadata.architecture` (the weights loader checks
+  ///   files before they get here).
+  public init(metadata: ModelMetadata, parameters: Parameters) {
+    precondition(
+      parameters.config == metadata.architecture, "parameters are for another architecture")
+    precondition(
+      metadata.labels.count == metadata.architecture.classes, "labels do not match classes")
+    self.metadata = metadata
+    weights = .allocate(capacity: parameters.values.count)
+    _ = weights.initialize(from: parameters.values)
+    offsets = metadata.architecture.tensors.map { parameters.offsets[$0.name]! }
+    restingColumns = Self.restingColumns(
+      config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), offsets: offsets)
+  }
+
+  deinit { weights.deallocate() }
+
+  /// A copy of the parameters, for writing or fine-tuning.
+  public var parameters: Parameters {
+    var copy = Parameters(config: config)
+    copy.values = Array(weights)
+    return copy
+  }
+
+  func convolutionWeight(_ layer: Int) -> UnsafePointer<Float> {
+    UnsafePointer(weights.baseAddress! + offsets[2 * layer])
+  }
+  func convolutionBias(_ layer: Int) -> UnsafePointer<Float> {
+    UnsafePointer(weights.baseAddress! + offsets[2 * layer + 1])
+  }
+  var linearWeight: UnsafePointer<Float> {
+    UnsafePointer(weights.baseAddress! + offsets[2 * config.convolutions.count])
+  }
+  var linearBias: UnsafePointer<Float> {
+    UnsafePointer(weights.baseAddress! + offsets[2 * config.convolutions.count + 1])
+  }
+
+  /// Probabilities over `labels` for B windows at once; each layer is one GEMM (or k) over the
+  /// whole batch. Allocates nothing.
+  ///
+  /// Shapes: windows (B, T, F), oldest frame first; probabilities (B, K).
+  public func predict(
+    windows: UnsafeBufferPointer<Float>, count batch: Int,
+    into probabilities: UnsafeMutableBufferPointer<Float>,
+    workspace: Workspace
+  ) {
+    let T = config.window
+    let F = config.inputFeatures
+    let K = config.classes
+    precondition(
+      batch >= 1 && batch <= workspace.capacity,
+      "batch \(batch) outside 1...\(workspace.capacity) of the workspace")
+    precondition(
+      windows.count == batch * T * F,
+      "windows hold \(windows.count) floats, expected B·T·F = \(batch * T * F)")
+    precondition(
+      probabilities.count == batch * K,
+      "probabilities hold \(probabilities.count) floats, expected B·K = \(batch * K)")
+    let input = workspace.activations[0]
+    input.update(from: windows.baseAddress!, count: windows.count)
+    var current = SequenceBatch(base: input, batch: batch, frames: T, channels: F, windowStride: T)
+    for (index, layer) in config.convolutions.enumerated() {
+      let frames = config.outputFrames(of: index)
+      let stride = workspace.strategy == .shiftedGEMM ? current.windowStride : frames
+      let output = SequenceBatch(
+        base: workspace.activations[index + 1], batch: batch, frames: frames,
+        channels: layer.channels, windowStride: stride)
+      switch workspace.strategy {
+      case .shiftedGEMM:
+        TemporalConvolution.forwardShifted(
+          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
+          kernel: layer.kernel, dilation: layer.dilation, output: output)
+      case .im2col:
+        TemporalConvolution.forwardIm2col(
+          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
+          kernel: layer.kernel, dilation: layer.dilation, columns: workspace.columns, output: output
+        )
+      }
+      current = output
+    }
+    Head.averagePool(current, into: workspace.pooled)
+    Head.linear(
+      pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
+      bias: linearBias, classes: K, logits: probabilities.baseAddress!)
+    Head.softmax(probabilities.baseAddress!, batch: batch, classes: K)
+  }
+
+  /// Probabilities for one (T, F) window. Allocates: for tools and tests, not the live path.
+  public func predict(window: [Float]) -> [Float] {
+    let workspace = Workspace(for: self, capacity: 1)
+    var probabilities = [Float](repeating: 0, count: config.classes)
+    window.withUnsafeBufferPointer { windows in
+      probabilities.withUnsafeMutableBufferPointer {
+        predict(windows: windows, count: 1, into: $0, workspace: workspace)
+      }
+    }
+    return probabilities
+  }
+
+  /// A fresh per-stream state for this model.
+  public func makeStream() -> StreamState { StreamState(classifier: self) }
+
+  private static func restingColumns(
+    config: NetworkConfig, weights: UnsafePointer<Float>, offsets: [Int]
+  ) -> [[Float]] {
+    var previous = [Float](repeating: 0, count: config.inputFeatures)
+    var result: [[Float]] = []
+    for (index, layer) in config.convolutions.enumerated() {
+      let taps = (0..<layer.kernel).flatMap { _ in previous }
+      var column = [Float](repeating: 0, count: layer.channels)
+      taps.withUnsafeBufferPointer { taps in
+        column.withUnsafeMutableBufferPointer {
+          TemporalConvolution.column(
+            taps: taps, weight: weights + offsets[2 * index],
+            bias: weights + offsets[2 * index + 1], output: $0)
+        }
+      }
+      result.append(column)
+      previous = column
+    }
+    return result
+  }
+}
+
+/// Scratch buffers for `Classifier.predict` on up to `capacity` windows: one per thread,
+/// allocated once, reused for every batch.
+public final class Workspace {
+  public let capacity: Int
+  public let strategy: ConvolutionStrategy
+  /// Layer inputs and outputs, each (B, T, C) at window stride T.
+  let activations: [UnsafeMutablePointer<Float>]
+  let columns: UnsafeMutablePointer<Float>
+  let pooled: UnsafeMutablePointer<Float>
+  private let sizes: [Int]
+
+  public init(for classifier: Classifier, capacity: Int, strategy: ConvolutionStrategy = .default) {
+    precondition(capacity >= 1)
+    let config = classifier.config
+    self.capacity = capacity
+    self.strategy = strategy
+    let T = config.window
+    var sizes = [capacity * T * config.inputFeatures]
+    var columnSize = 0
+    for (index, layer) in config.convolutions.enumerated() {
+      sizes.append(capacity * T * layer.channels)
+      columnSize = max(
+        columnSize,
+        capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index))
+    }
+    self.sizes = sizes
+    activations = sizes.map { size in
+      let buffer = UnsafeMutablePointer<Float>.allocate(capacity: size)
+      buffer.initialize(repeating: 0, count: size)
+      return buffer
+    }
+    columns = .allocate(capacity: columnSize)
+    columns.initialize(repeating: 0, count: columnSize)
+    pooled = .allocate(capacity: capacity * config.pooledChannels)
+    pooled.initialize(repeating: 0, count: capacity * config.pooledChannels)
+  }
+
+  deinit {
+    for buffer in activations { buffer.deallocate() }
+    columns.deallocate()
+    pooled.deallocate()
+  }
+}

@@ -1,0 +1,117 @@
+import Linalg
+
+/// A batch of sequences in one buffer: B windows of `frames` valid rows × `channels`, each
+/// window starting `windowStride` rows after the previous one (row-major, rows contiguous).
+struct SequenceBatch {
+  let base: UnsafeMutablePointer<Float>
+  let batch: Int
+  let frames: Int
+  let channels: Int
+  let windowStride: Int
+
+  /// Rows from the first window's start to the last window's last valid row.
+  var spannedRows: Int { (batch - 1) * windowStride + frames }
+}
+
+/// How a convolution turns into GEMM work. Both give the same numbers (to float rounding).
+///
+/// Measured with `spotter-bench` (release, 1 OpenBLAS thread, the standard network, this
+/// project's 2-core Cooper Lake machine, sgemm peak 100 GFLOP/s): see `ConvolutionStrategy.default`.
+public enum ConvolutionStrategy: String, CaseIterable, Sendable {
+  /// k GEMMs per layer over the whole batch, each reading the input shifted by j·d rows. No
+  /// copies, but K = C_in per GEMM, and rows between windows are computed and thrown away.
+  case shiftedGEMM = "shifted"
+  /// Gathers each output row's k taps into one (k·C_in) row, then one GEMM. Copies the input
+  /// k times, but the GEMM has K = k·C_in and no wasted rows.
+  case im2col
+}
+
+/// Temporal convolution with dilation and no padding, bias and ReLU (batch norm folded in).
+enum TemporalConvolution {
+  /// out (B, T_out, C_out) = ReLU(bias + Σ_j in[t + j·d] · W_j), shifted-GEMM form.
+  ///
+  /// Shapes: input (B, T_in, C_in) at window stride S; weight (k, C_in, C_out); bias (C_out);
+  /// output (B, T_out, C_out) at the same stride S, T_out = T_in − (k − 1)·d.
+  static func forwardShifted(
+    input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    kernel: Int, dilation: Int, output: SequenceBatch
+  ) {
+    let cin = input.channels
+    let cout = output.channels
+    precondition(
+      output.frames == input.frames - (kernel - 1) * dilation
+        && output.windowStride == input.windowStride && output.batch == input.batch)
+    let rows = output.spannedRows  // every row of every window up to the last valid one
+    fillRows(output.base, rows: rows, with: bias, channels: cout)
+    let target = MutableMatrixView(output.base, rows: rows, columns: cout)
+    for tap in 0..<kernel {
+      BLAS.gemm(
+        MatrixView(UnsafePointer(input.base + tap * dilation * cin), rows: rows, columns: cin),
+        MatrixView(weight + tap * cin * cout, rows: cin, columns: cout),
+        into: target, beta: 1)
+    }
+    relu(output.base, count: rows * cout)
+  }
+
+  /// The same convolution in im2col form; the output is compact (window stride T_out).
+  ///
+  /// Shapes: columns scratch ≥ (B·T_out, k·C_in).
+  static func forwardIm2col(
+    input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    kernel: Int, dilation: Int, columns: UnsafeMutablePointer<Float>, output: SequenceBatch
+  ) {
+    let cin = input.channels
+    let cout = output.channels
+    let frames = output.frames
+    precondition(
+      frames == input.frames - (kernel - 1) * dilation && output.windowStride == frames
+        && output.batch == input.batch)
+    let width = kernel * cin
+    for window in 0..<input.batch {
+      for t in 0..<frames {
+        let row = columns + (window * frames + t) * width
+        for tap in 0..<kernel {
+          (row + tap * cin).update(
+            from: input.base + (window * input.windowStride + t + tap * dilation) * cin, count: cin)
+        }
+      }
+    }
+    let rows = input.batch * frames
+    fillRows(output.base, rows: rows, with: bias, channels: cout)
+    BLAS.gemm(
+      MatrixView(UnsafePointer(columns), rows: rows, columns: width),
+      MatrixView(weight, rows: width, columns: cout),
+      into: MutableMatrixView(output.base, rows: rows, columns: cout), beta: 1)
+    relu(output.base, count: rows * cout)
+  }
+
+  /// One new output column from its k taps, for streaming.
+  ///
+  /// Shapes: taps (k·C_in), tap j the input j·d frames after the oldest; weight (k·C_in, C_out);
+  /// bias (C_out); output (C_out).
+  static func column(
+    taps: UnsafeBufferPointer<Float>, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    output: UnsafeMutableBufferPointer<Float>
+  ) {
+    output.baseAddress!.update(from: bias, count: output.count)
+    BLAS.gemv(
+      MatrixView(weight, rows: taps.count, columns: output.count), transpose: true, taps,
+      into: output, beta: 1)
+    relu(output.baseAddress!, count: output.count)
+  }
+
+  static func fillRows(
+    _ base: UnsafeMutablePointer<Float>, rows: Int, with bias: UnsafePointer<Float>, channels: Int
+  ) {
+    for row in 0..<rows { (base + row * channels).update(from: bias, count: channels) }
+  }
+
+  static func relu(_ base: UnsafeMutablePointer<Float>, count: Int) {
+    for index in 0..<count where base[index] < 0 { base[index] = 0 }
+  }
+}
+
+extension ConvolutionStrategy {
+  /// The strategy `Workspace` uses unless told otherwise. Placeholder until measured.
+  public static let `default` = ConvolutionStrategy.im2col
+}

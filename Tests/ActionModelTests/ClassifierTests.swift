@@ -1,0 +1,156 @@
+import TestSupport
+import Testing
+
+@testable import ActionModel
+
+/// Every fast path against the naive reference, with stated tolerances.
+@Suite struct ClassifierTests {
+  static let configs: [NetworkConfig] = [
+    .tiny(classes: 4),
+    .standard(classes: 13),
+    NetworkConfig(
+      inputFeatures: 5, window: 12, convolutions: [.init(kernel: 2, dilation: 3, channels: 3)],
+      classes: 2),
+  ]
+
+  static func flat(_ frames: [[Float]]) -> [Float] { frames.flatMap { $0 } }
+
+  @Test(arguments: configs, ConvolutionStrategy.allCases)
+  func eachLayerMatchesTheNaiveConvolution(config: NetworkConfig, strategy: ConvolutionStrategy) {
+    let classifier = Fixtures.randomClassifier(config, seed: 11)
+    let parameters = classifier.parameters
+    let window = Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: 3)
+    let workspace = Workspace(for: classifier, capacity: 1, strategy: strategy)
+    var probabilities = [Float](repeating: 0, count: config.classes)
+    Self.flat(window).withUnsafeBufferPointer { input in
+      probabilities.withUnsafeMutableBufferPointer {
+        classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+      }
+    }
+    var reference = window.map { $0.map(Double.init) }
+    for (index, layer) in config.convolutions.enumerated() {
+      reference = NaiveNetwork.convolution(
+        reference,
+        weight: parameters.values[parameters.range(of: Parameters.convolutionWeight(index))],
+        bias: parameters.values[parameters.range(of: Parameters.convolutionBias(index))],
+        kernel: layer.kernel, dilation: layer.dilation)
+      let frames = config.outputFrames(of: index)
+      let fast = (0..<frames).map { t in
+        (0..<layer.channels).map { workspace.activations[index + 1][t * layer.channels + $0] }
+      }
+      let scale = Float(reference.flatMap { $0 }.map(abs).max() ?? 1)
+      #expect(
+        Approximate.maxDifference(fast.flatMap { $0 }, reference.flatMap { $0 }.map(Float.init))
+          <= 1e-5 * max(scale, 1), "layer \(index)")
+    }
+    let naive = NaiveNetwork.forward(window, parameters: parameters).map(Float.init)
+    #expect(Approximate.maxDifference(probabilities, naive) < 1e-5)
+    #expect(abs(probabilities.reduce(0, +) - 1) < 1e-5)
+  }
+
+  @Test(arguments: configs, ConvolutionStrategy.allCases)
+  func aBatchEqualsEachWindowAlone(config: NetworkConfig, strategy: ConvolutionStrategy) {
+    let classifier = Fixtures.randomClassifier(config, seed: 5)
+    let batch = 9
+    let windows = (0..<batch).map {
+      Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: UInt64(100 + $0))
+    }
+    let workspace = Workspace(for: classifier, capacity: 16, strategy: strategy)
+    var probabilities = [Float](repeating: 0, count: batch * config.classes)
+    Self.flat(windows.flatMap { $0 }).withUnsafeBufferPointer { input in
+      probabilities.withUnsafeMutableBufferPointer {
+        classifier.predict(windows: input, count: batch, into: $0, workspace: workspace)
+      }
+    }
+    for (index, window) in windows.enumerated() {
+      let naive = NaiveNetwork.forward(window, parameters: classifier.parameters).map(Float.init)
+      let row = Array(probabilities[index * config.classes..<(index + 1) * config.classes])
+      #expect(Approximate.maxDifference(row, naive) < 1e-5, "window \(index)")
+    }
+  }
+
+  @Test(arguments: configs)
+  func streamingEqualsTheWindowForwardPassOnEveryFrame(config: NetworkConfig) {
+    let classifier = Fixtures.randomClassifier(config, seed: 21)
+    let stream = classifier.makeStream()
+    let workspace = Workspace(for: classifier, capacity: 1)
+    // A long stream with runs of nobody, including one longer than the window.
+    var frames = Fixtures.randomFrames(400, features: config.inputFeatures, seed: 8)
+    for index in 150..<(150 + config.window + 5) {
+      frames[index] = [Float](repeating: 0, count: config.inputFeatures)
+    }
+    var streamed = [Float](repeating: 0, count: config.classes)
+    var windowed = [Float](repeating: 0, count: config.classes)
+    var worst: Float = 0
+    for (index, frame) in frames.enumerated() {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+      streamed.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+      // The window forward pass over the last T frames, zero-padded at the start.
+      let start = index + 1 - config.window
+      let window = (start...index).map {
+        $0 >= 0 ? frames[$0] : [Float](repeating: 0, count: config.inputFeatures)
+      }
+      Self.flat(window).withUnsafeBufferPointer { input in
+        windowed.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+        }
+      }
+      worst = max(worst, Approximate.maxDifference(streamed, windowed))
+    }
+    #expect(worst <= 1e-5)
+    #expect(stream.framesSeen == frames.count)
+  }
+
+  @Test func resetStartsTheStreamAgain() {
+    let config = NetworkConfig.tiny(classes: 3)
+    let classifier = Fixtures.randomClassifier(config, seed: 2)
+    let stream = classifier.makeStream()
+    let fresh = stream.probabilities()
+    for frame in Fixtures.randomFrames(90, features: config.inputFeatures, seed: 1) {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+    }
+    stream.reset()
+    let again = stream.probabilities()
+    #expect(fresh == again)
+    #expect(stream.framesSeen == 0)
+    // Before any frame, the stream sees a window of nobody.
+    let zeros = [Float](repeating: 0, count: config.window * config.inputFeatures)
+    #expect(Approximate.maxDifference(classifier.predict(window: zeros), fresh) <= 1e-6)
+  }
+
+  @Test func batchNormFoldsIntoTheConvolution() {
+    // y = W x + b, then BN, equals the folded W' x + b'.
+    let weight: [Float] = [0.5, -1, 2, 0.25, 1.5, -0.75]  // (k 1, C_in 3, C_out 2)
+    let bias: [Float] = [0.1, -0.2]
+    let (gamma, beta, mean, variance): ([Float], [Float], [Float], [Float]) = (
+      [1.5, 0.5], [0.2, -0.1], [0.3, -0.4], [2, 0.5]
+    )
+    let x: [Float] = [1, -2, 0.5]
+    func convolve(_ w: [Float], _ b: [Float]) -> [Float] {
+      (0..<2).map { o in b[o] + (0..<3).reduce(0) { $0 + x[$1] * w[$1 * 2 + o] } }
+    }
+    let plain = convolve(weight, bias)
+    let normalised: [Float] = (0..<2).map { c in
+      let scale: Float = gamma[c] / (variance[c] + 1e-5).squareRoot()
+      return scale * (plain[c] - mean[c]) + beta[c]
+    }
+    var (w, b) = (weight, bias)
+    BatchNormFolding.fold(
+      weight: &w, bias: &b, gamma: gamma, beta: beta, mean: mean, variance: variance)
+    #expect(Approximate.maxDifference(convolve(w, b), normalised) < 1e-5)
+  }
+
+  @Test func configurationArithmetic() {
+    let config = NetworkConfig.standard(classes: 13)
+    #expect(config.receptiveField == 31)
+    #expect(config.pooledFrames == 30)
+    #expect(config.outputFrames(of: 0) == 58)
+    #expect(
+      config.parameterCount == 54 * 3 * 96 + 96 + 96 * 3 * 128 + 128 + 2 * (128 * 3 * 128 + 128)
+        + 128 * 13 + 13)
+    #expect(config.flopsPerWindow / config.flopsPerStreamStep > 20)
+    #expect(
+      NetworkConfig(inputFeatures: 54, window: 20, convolutions: config.convolutions, classes: 13)
+        .problem != nil)
+  }
+}
