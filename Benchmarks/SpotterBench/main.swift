@@ -1,10 +1,12 @@
+import ActionModel
 import Foundation
 import Linalg
 import Poses
 import TestSupport
 
-/// `spotter-bench`: Spotter's performance in one run (DESIGN §13). Release builds only give
-/// meaningful numbers; a debug build says so loudly.
+/// `spotter-bench`: Spotter's performance in one run (DESIGN §13). Only release builds give
+/// meaningful numbers; a debug build says so loudly. Outputs are checked before anything is
+/// timed; nothing here is asserted in tests.
 ///
 /// Usage: spotter-bench [--filter TEXT] [--json FILE]
 ///        spotter-bench fixture FILE [--frames N]   (writes the pose stream the decoder is timed on)
@@ -44,34 +46,96 @@ guard words.isEmpty else { usage() }
 #else
   let configuration = "release"
 #endif
+let classifier = NetworkBenchmarks.model(nil)
 print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
 print("OpenBLAS: \(BLAS.configuration)")
+print(
+  "Network: \(classifier.config.parameterCount) parameters, \(classifier.config.flopsPerWindow) FLOP per window"
+)
 print("")
 
 let cases: [(String, () throws -> Measurement)] = [
   ("sgemm", { LinalgBenchmarks.sgemmPeak() }),
+  ("forward-1", { NetworkBenchmarks.forward(classifier, batch: 1) }),
+  ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
+  ("stream-1", { NetworkBenchmarks.streamStep(classifier, stride: 1) }),
+  ("stream-10", { NetworkBenchmarks.streamStep(classifier, stride: 10) }),
+  ("naive", { NetworkBenchmarks.naive(classifier) }),
   ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
   ("pipeline", { PoseBenchmarks.posePipeline() }),
+  // The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
+  (
+    "strategy-1-im2col",
+    { NetworkBenchmarks.forward(classifier, batch: 1, strategy: .im2col, tile: 1) }
+  ),
+  (
+    "strategy-64-shifted-tile8",
+    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .shiftedGEMM, tile: 8) }
+  ),
+  (
+    "strategy-64-shifted-tile64",
+    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .shiftedGEMM, tile: 64) }
+  ),
+  (
+    "strategy-64-im2col-tile1",
+    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .im2col, tile: 1) }
+  ),
+  (
+    "strategy-64-im2col-tile16",
+    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .im2col, tile: 16) }
+  ),
 ]
-var results: [Measurement] = []
+var results: [String: Measurement] = [:]
+var order: [String] = []
 for (key, run) in cases where filter.map({ key.contains($0) }) ?? true {
   let result = try run()
-  results.append(result)
-  let name = result.name.padding(toLength: 42, withPad: " ", startingAt: 0)
+  results[key] = result
+  order.append(key)
+  let name = result.name.padding(toLength: 48, withPad: " ", startingAt: 0)
   print(
     "\(name) median \(duration(result.median))  p90 \(duration(result.p90))  \(rate(result.rate, result.unit))"
   )
 }
 
+var ratios: [String: Double] = [:]
+if let peak = results["sgemm"] {
+  for key in ["forward-1", "forward-64"] {
+    if let forward = results[key] {
+      ratios["\(key) share of sgemm peak"] = forward.rate / peak.rate
+    }
+  }
+}
+if let one = results["forward-1"] {
+  if let batch = results["forward-64"] {
+    ratios["batch-64 speed-up per window over batch 1"] = one.median / (batch.median / 64)
+  }
+  for key in ["stream-1", "stream-10"] {
+    if let stream = results[key] {
+      ratios["window forward / \(key) step"] = one.median / stream.median
+    }
+  }
+  if let naive = results["naive"] { ratios["naive / window forward"] = naive.median / one.median }
+}
+if !ratios.isEmpty {
+  print("")
+  for key in ratios.keys.sorted() {
+    print(
+      "\(key.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%.2f", ratios[key]!))"
+    )
+  }
+}
+
 if let jsonPath {
-  let objects: [[String: Any]] = results.map {
-    [
-      "name": $0.name, "median_seconds": $0.median, "p90_seconds": $0.p90,
-      "units_per_second": $0.rate, "unit": $0.unit,
+  let objects: [[String: Any]] = order.map { key in
+    let result = results[key]!
+    return [
+      "key": key, "name": result.name, "median_seconds": result.median, "p90_seconds": result.p90,
+      "units_per_second": result.rate, "unit": result.unit,
     ]
   }
   let document: [String: Any] = [
     "configuration": configuration, "blas_threads": BLAS.threadCount, "results": objects,
+    "ratios": ratios,
   ]
   let data = try JSONSerialization.data(
     withJSONObject: document, options: [.prettyPrinted, .sortedKeys])

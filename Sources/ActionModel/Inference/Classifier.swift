@@ -52,8 +52,8 @@ public final class Classifier: @unchecked Sendable {
     UnsafePointer(weights.baseAddress! + offsets[2 * config.convolutions.count + 1])
   }
 
-  /// Probabilities over `labels` for B windows at once; each layer is one GEMM (or k) over the
-  /// whole batch. Allocates nothing.
+  /// Probabilities over `labels` for B windows (any B). The windows go through the network
+  /// `workspace.tile` at a time, each layer one GEMM (or k) over the tile. Allocates nothing.
   ///
   /// Shapes: windows (B, T, F), oldest frame first; probabilities (B, K).
   public func predict(
@@ -64,17 +64,33 @@ public final class Classifier: @unchecked Sendable {
     let T = config.window
     let F = config.inputFeatures
     let K = config.classes
-    precondition(
-      batch >= 1 && batch <= workspace.capacity,
-      "batch \(batch) outside 1...\(workspace.capacity) of the workspace")
+    precondition(batch >= 1, "batch \(batch) is empty")
     precondition(
       windows.count == batch * T * F,
       "windows hold \(windows.count) floats, expected B·T·F = \(batch * T * F)")
     precondition(
       probabilities.count == batch * K,
       "probabilities hold \(probabilities.count) floats, expected B·K = \(batch * K)")
+    var first = 0
+    while first < batch {
+      let count = min(workspace.tile, batch - first)
+      predictTile(
+        windows.baseAddress! + first * T * F, count: count,
+        into: probabilities.baseAddress! + first * K, workspace: workspace)
+      first += count
+    }
+  }
+
+  /// One tile of at most `workspace.tile` windows through every layer.
+  private func predictTile(
+    _ windows: UnsafePointer<Float>, count batch: Int,
+    into probabilities: UnsafeMutablePointer<Float>,
+    workspace: Workspace
+  ) {
+    let T = config.window
+    let F = config.inputFeatures
     let input = workspace.activations[0]
-    input.update(from: windows.baseAddress!, count: windows.count)
+    input.update(from: windows, count: batch * T * F)
     var current = SequenceBatch(base: input, batch: batch, frames: T, channels: F, windowStride: T)
     for (index, layer) in config.convolutions.enumerated() {
       let frames = config.outputFrames(of: index)
@@ -98,13 +114,13 @@ public final class Classifier: @unchecked Sendable {
     Head.averagePool(current, into: workspace.pooled)
     Head.linear(
       pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
-      bias: linearBias, classes: K, logits: probabilities.baseAddress!)
-    Head.softmax(probabilities.baseAddress!, batch: batch, classes: K)
+      bias: linearBias, classes: config.classes, logits: probabilities)
+    Head.softmax(probabilities, batch: batch, classes: config.classes)
   }
 
   /// Probabilities for one (T, F) window. Allocates: for tools and tests, not the live path.
   public func predict(window: [Float]) -> [Float] {
-    let workspace = Workspace(for: self, capacity: 1)
+    let workspace = Workspace(for: self, tile: 1)
     var probabilities = [Float](repeating: 0, count: config.classes)
     window.withUnsafeBufferPointer { windows in
       probabilities.withUnsafeMutableBufferPointer {
@@ -117,19 +133,27 @@ public final class Classifier: @unchecked Sendable {
   /// A fresh per-stream state for this model.
   public func makeStream() -> StreamState { StreamState(classifier: self) }
 
+  /// Runs a constant column through each layer: the same kernel as every forward pass, on
+  /// 1 + (k − 1)·d copies of the previous layer's resting column.
   private static func restingColumns(
     config: NetworkConfig, weights: UnsafePointer<Float>, offsets: [Int]
   ) -> [[Float]] {
     var previous = [Float](repeating: 0, count: config.inputFeatures)
     var result: [[Float]] = []
     for (index, layer) in config.convolutions.enumerated() {
-      let taps = (0..<layer.kernel).flatMap { _ in previous }
+      var input = (0...layer.reach).flatMap { _ in previous }
       var column = [Float](repeating: 0, count: layer.channels)
-      taps.withUnsafeBufferPointer { taps in
-        column.withUnsafeMutableBufferPointer {
-          TemporalConvolution.column(
-            taps: taps, weight: weights + offsets[2 * index],
-            bias: weights + offsets[2 * index + 1], output: $0)
+      input.withUnsafeMutableBufferPointer { input in
+        column.withUnsafeMutableBufferPointer { output in
+          TemporalConvolution.forwardShifted(
+            input: SequenceBatch(
+              base: input.baseAddress!, batch: 1, frames: layer.reach + 1, channels: previous.count,
+              windowStride: layer.reach + 1),
+            weight: weights + offsets[2 * index], bias: weights + offsets[2 * index + 1],
+            kernel: layer.kernel, dilation: layer.dilation,
+            output: SequenceBatch(
+              base: output.baseAddress!, batch: 1, frames: 1, channels: layer.channels,
+              windowStride: layer.reach + 1))
         }
       }
       result.append(column)
@@ -137,12 +161,14 @@ public final class Classifier: @unchecked Sendable {
     }
     return result
   }
+
 }
 
-/// Scratch buffers for `Classifier.predict` on up to `capacity` windows: one per thread,
-/// allocated once, reused for every batch.
+/// Scratch buffers for `Classifier.predict`: one per thread, allocated once, reused for every
+/// batch. Sized for one tile of windows; a larger batch goes through tile by tile.
 public final class Workspace {
-  public let capacity: Int
+  /// Windows per pass through the network. See `defaultTile` for why it is small.
+  public let tile: Int
   public let strategy: ConvolutionStrategy
   /// Layer inputs and outputs, each (B, T, C) at window stride T.
   let activations: [UnsafeMutablePointer<Float>]
@@ -150,10 +176,18 @@ public final class Workspace {
   let pooled: UnsafeMutablePointer<Float>
   private let sizes: [Int]
 
-  public init(for classifier: Classifier, capacity: Int, strategy: ConvolutionStrategy = .default) {
-    precondition(capacity >= 1)
+  /// Windows per pass unless told otherwise: one, measured fastest with OpenBLAS's
+  /// small-matrix kernels (see `ConvolutionStrategy.default` for the numbers).
+  public static let defaultTile = 1
+
+  public init(
+    for classifier: Classifier, tile: Int = Workspace.defaultTile,
+    strategy: ConvolutionStrategy = .default
+  ) {
+    precondition(tile >= 1)
     let config = classifier.config
-    self.capacity = capacity
+    self.tile = tile
+    let capacity = tile
     self.strategy = strategy
     let T = config.window
     var sizes = [capacity * T * config.inputFeatures]

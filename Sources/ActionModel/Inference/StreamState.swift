@@ -1,85 +1,148 @@
-/// One stream's cached activations: each new frame computes only the newest column of each
-/// layer, and the probabilities equal the window forward pass over the last T frames.
+/// One stream's cached activations: each frame adds one new column to each layer, and the
+/// probabilities equal the window forward pass over the last T frames (within 1e-5).
 ///
-/// Concept: layer l keeps a ring of the last (k − 1)·d + 1 columns of its input, exactly what
-/// its newest output column reads; the last layer's outputs go into a ring of T_out columns
-/// that the pooling averages. A new stream starts as if it had seen T frames of nobody, which
-/// is what the window forward pass sees in a window zero-padded at its start, so the two agree
-/// from the first frame on.
+/// Concept: layer l keeps the last (k − 1)·d columns of its input (what its next output column
+/// reads) followed by the columns still to be consumed; the last layer's outputs are kept for T_out
+/// columns, which the pooling averages. A new stream starts as if it had seen T frames of
+/// nobody, which is what the window pass sees in a window zero-padded at its start, so the
+/// two agree from the first frame on.
+///
+/// Implementation: `push` only stores the frame's features. The new columns are computed when
+/// probabilities are asked for (or `pendingLimit` frames have waited), all pending frames of a
+/// layer in one shifted GEMM over contiguous history, the same kernel as the window pass.
+/// Asked every frame, that is one GEMV-shaped GEMM per layer; asked every 10 frames, as the
+/// runtime does, each layer's weights are read once per 10 frames instead of 10 times, which is
+/// what a single stream's step is bound by (the weights, not the arithmetic). After each catch-up
+/// every buffer is shifted back so the history starts at column 0.
 ///
 /// Allocates at `init`, never per frame. Not thread-safe: one state per stream.
 public final class StreamState {
   public let classifier: Classifier
   /// Frames pushed since `init` or `reset()`.
   public private(set) var framesSeen = 0
-  private var rings: [ColumnRing]  // layer l's input history; the last ring is the pooled history
-  private let taps: UnsafeMutableBufferPointer<Float>
-  private let column: [UnsafeMutableBufferPointer<Float>]  // scratch output column per layer
-  private let pooled: UnsafeMutableBufferPointer<Float>
+  /// Frames pushed but not yet run through the layers.
+  public private(set) var pendingFrames = 0
+  /// The most frames that wait before the layers catch up on their own.
+  public let pendingLimit: Int
+  private let histories: [History]  // layer l's input; the last one holds the pooled columns
 
-  init(classifier: Classifier) {
-    self.classifier = classifier
-    let config = classifier.config
-    rings = config.convolutions.enumerated().map { index, layer in
-      ColumnRing(columns: layer.reach + 1, channels: config.inputChannels(of: index))
+  /// A contiguous history of columns: `kept` columns of context, then pending ones.
+  private final class History {
+    let channels: Int
+    let kept: Int
+    let buffer: UnsafeMutablePointer<Float>
+    var filled: Int
+
+    init(kept: Int, pending: Int, channels: Int) {
+      self.channels = channels
+      self.kept = kept
+      buffer = .allocate(capacity: (kept + pending) * channels)
+      buffer.initialize(repeating: 0, count: (kept + pending) * channels)
+      filled = kept
     }
-    rings.append(ColumnRing(columns: config.pooledFrames, channels: config.pooledChannels))
-    let widest = config.convolutions.enumerated().map {
-      $0.element.kernel * config.inputChannels(of: $0.offset)
-    }.max()!
-    taps = .allocate(capacity: widest)
-    taps.initialize(repeating: 0)
-    column = config.convolutions.map {
-      let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: $0.channels)
-      buffer.initialize(repeating: 0)
-      return buffer
+
+    deinit { buffer.deallocate() }
+
+    /// Sets the kept context to `value` (zeros when nil) and drops anything pending.
+    func reset(to value: [Float]?) {
+      for column in 0..<kept {
+        if let value {
+          (buffer + column * channels).update(from: value, count: channels)
+        } else {
+          (buffer + column * channels).update(repeating: 0, count: channels)
+        }
+      }
+      filled = kept
     }
-    pooled = .allocate(capacity: config.pooledChannels)
-    pooled.initialize(repeating: 0)
-    reset()
+
+    /// Moves the last `kept` columns to the front.
+    func compact() {
+      guard filled > kept else { return }
+      (buffer).update(from: buffer + (filled - kept) * channels, count: kept * channels)
+      filled = kept
+    }
   }
 
-  deinit {
-    taps.deallocate()
-    for buffer in column { buffer.deallocate() }
-    pooled.deallocate()
+  /// - Parameter pendingLimit: frames that may wait for a catch-up; 32 by default, past the
+  ///   runtime's prediction stride of 10.
+  init(classifier: Classifier, pendingLimit: Int = 32) {
+    precondition(pendingLimit >= 1)
+    self.classifier = classifier
+    self.pendingLimit = pendingLimit
+    let config = classifier.config
+    var histories = config.convolutions.enumerated().map { index, layer in
+      History(kept: layer.reach, pending: pendingLimit, channels: config.inputChannels(of: index))
+    }
+    histories.append(
+      History(kept: config.pooledFrames, pending: pendingLimit, channels: config.pooledChannels))
+    self.histories = histories
+    reset()
   }
 
   /// Back to the start of a stream: as if T frames of nobody had been seen.
   public func reset() {
     framesSeen = 0
-    rings[0].fill(with: nil)
-    for index in 1..<rings.count { rings[index].fill(with: classifier.restingColumns[index - 1]) }
-  }
-
-  /// Takes one frame's F features (all zeros for nobody) and updates every layer's newest
-  /// column. Allocates nothing.
-  public func push(_ features: UnsafeBufferPointer<Float>) {
-    let config = classifier.config
-    precondition(
-      features.count == config.inputFeatures,
-      "frame has \(features.count) features, the model takes F = \(config.inputFeatures)")
-    rings[0].append(features)
-    for (index, layer) in config.convolutions.enumerated() {
-      let width = layer.kernel * config.inputChannels(of: index)
-      let gathered = UnsafeMutableBufferPointer(rebasing: taps[0..<width])
-      rings[index].gather(kernel: layer.kernel, dilation: layer.dilation, into: gathered)
-      TemporalConvolution.column(
-        taps: UnsafeBufferPointer(gathered), weight: classifier.convolutionWeight(index),
-        bias: classifier.convolutionBias(index), output: column[index])
-      rings[index + 1].append(UnsafeBufferPointer(column[index]))
+    pendingFrames = 0
+    histories[0].reset(to: nil)
+    for index in 1..<histories.count {
+      histories[index].reset(to: classifier.restingColumns[index - 1])
     }
-    framesSeen += 1
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats). Allocates
-  /// nothing.
+  /// Takes one frame's F features (all zeros for nobody). Allocates nothing.
+  public func push(_ features: UnsafeBufferPointer<Float>) {
+    let input = histories[0]
+    precondition(
+      features.count == input.channels,
+      "frame has \(features.count) features, the model takes F = \(input.channels)")
+    (input.buffer + input.filled * input.channels).update(
+      from: features.baseAddress!, count: input.channels)
+    input.filled += 1
+    pendingFrames += 1
+    framesSeen += 1
+    if pendingFrames == pendingLimit { catchUp() }
+  }
+
+  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM.
+  private func catchUp() {
+    let M = pendingFrames
+    guard M > 0 else { return }
+    let config = classifier.config
+    for (index, layer) in config.convolutions.enumerated() {
+      let input = histories[index]
+      let output = histories[index + 1]
+      let span = M + layer.reach
+      TemporalConvolution.forwardShifted(
+        input: SequenceBatch(
+          base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
+          channels: input.channels, windowStride: span),
+        weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
+        kernel: layer.kernel, dilation: layer.dilation,
+        output: SequenceBatch(
+          base: output.buffer + output.filled * output.channels, batch: 1, frames: M,
+          channels: output.channels, windowStride: span))
+      output.filled += M
+      input.compact()
+    }
+    histories[histories.count - 1].compact()
+    pendingFrames = 0
+  }
+
+  /// The probabilities over the model's labels for the last T frames (K floats), after
+  /// catching up on pending frames. Allocates nothing.
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
     let config = classifier.config
     precondition(output.count == config.classes, "probabilities need K = \(config.classes) floats")
-    rings[rings.count - 1].average(into: pooled)
+    catchUp()
+    let pooled = histories[histories.count - 1]
+    let columns = SequenceBatch(
+      base: pooled.buffer, batch: 1, frames: pooled.kept, channels: pooled.channels,
+      windowStride: pooled.kept)
+    // The pooled history's pending space holds nothing after a catch-up: average into it.
+    let average = pooled.buffer + pooled.kept * pooled.channels
+    Head.averagePool(columns, into: average)
     Head.linear(
-      pooled: UnsafePointer(pooled.baseAddress!), batch: 1, channels: config.pooledChannels,
+      pooled: UnsafePointer(average), batch: 1, channels: config.pooledChannels,
       weight: classifier.linearWeight, bias: classifier.linearBias, classes: config.classes,
       logits: output.baseAddress!)
     Head.softmax(output.baseAddress!, batch: 1, classes: config.classes)
@@ -92,71 +155,5 @@ extension StreamState {
     var output = [Float](repeating: 0, count: classifier.config.classes)
     output.withUnsafeMutableBufferPointer { probabilities(into: $0) }
     return output
-  }
-}
-
-/// A fixed ring of the last `columns` columns of `channels` floats.
-struct ColumnRing {
-  let columns: Int
-  let channels: Int
-  private var storage: [Float]
-  private var next = 0  // slot of the next append; the oldest column once full
-
-  init(columns: Int, channels: Int) {
-    self.columns = columns
-    self.channels = channels
-    storage = Array(repeating: 0, count: columns * channels)
-  }
-
-  /// Sets every column to `value`, or zeros.
-  mutating func fill(with value: [Float]?) {
-    next = 0
-    storage.withUnsafeMutableBufferPointer { buffer in
-      for slot in 0..<columns {
-        let target = UnsafeMutableBufferPointer(
-          rebasing: buffer[slot * channels..<(slot + 1) * channels])
-        if let value {
-          _ = target.update(fromContentsOf: value)
-        } else {
-          target.update(repeating: 0)
-        }
-      }
-    }
-  }
-
-  mutating func append(_ values: UnsafeBufferPointer<Float>) {
-    let slot = next
-    let channels = channels
-    storage.withUnsafeMutableBufferPointer { buffer in
-      _ = UnsafeMutableBufferPointer(rebasing: buffer[slot * channels..<(slot + 1) * channels])
-        .update(fromContentsOf: values)
-    }
-    next = next + 1 == columns ? 0 : next + 1
-  }
-
-  /// Copies the taps of the newest output column, oldest first: tap j is the column
-  /// (k − 1 − j)·d appends ago.
-  func gather(kernel: Int, dilation: Int, into taps: UnsafeMutableBufferPointer<Float>) {
-    storage.withUnsafeBufferPointer { buffer in
-      for tap in 0..<kernel {
-        let age = (kernel - 1 - tap) * dilation
-        let slot = (next - 1 - age + 2 * columns) % columns
-        (taps.baseAddress! + tap * channels).update(
-          from: buffer.baseAddress! + slot * channels, count: channels)
-      }
-    }
-  }
-
-  /// The mean of all columns.
-  func average(into output: UnsafeMutableBufferPointer<Float>) {
-    output.update(repeating: 0)
-    storage.withUnsafeBufferPointer { buffer in
-      for slot in 0..<columns {
-        let base = buffer.baseAddress! + slot * channels
-        for c in 0..<channels { output[c] += base[c] }
-      }
-    }
-    let scale = 1 / Float(columns)
-    for c in 0..<channels { output[c] *= scale }
   }
 }

@@ -1,0 +1,105 @@
+import ActionModel
+import Linalg
+import TestSupport
+
+/// The classifier: window forward at batch 1 and 64, the streaming step, the naive reference.
+enum NetworkBenchmarks {
+  /// The model timed: the default weights when given, else seeded random weights of the
+  /// standard architecture (the same FLOPs and shapes; timing does not depend on the values).
+  static func model(_ classifier: Classifier?) -> Classifier {
+    classifier ?? Fixtures.randomClassifier(.standard(classes: 13), seed: 1)
+  }
+
+  static func windows(_ classifier: Classifier, count: Int) -> [Float] {
+    let config = classifier.config
+    return (0..<count).flatMap {
+      Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: UInt64($0)).flatMap
+      { $0 }
+    }
+  }
+
+  /// Checks the fast path against the naive reference before anything is timed.
+  static func check(_ classifier: Classifier, strategy: ConvolutionStrategy) {
+    let config = classifier.config
+    let frames = Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: 99)
+    let workspace = Workspace(for: classifier, tile: 1, strategy: strategy)
+    var fast = [Float](repeating: 0, count: config.classes)
+    frames.flatMap { $0 }.withUnsafeBufferPointer { input in
+      fast.withUnsafeMutableBufferPointer {
+        classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+      }
+    }
+    let naive = NaiveNetwork.forward(frames, parameters: classifier.parameters).map(Float.init)
+    let difference = Approximate.maxDifference(fast, naive)
+    precondition(difference < 1e-5, "\(strategy) differs from the naive reference by \(difference)")
+  }
+
+  static func forward(
+    _ classifier: Classifier, batch: Int, strategy: ConvolutionStrategy = .default,
+    tile: Int = Workspace.defaultTile
+  ) -> Measurement {
+    check(classifier, strategy: strategy)
+    let config = classifier.config
+    let input = windows(classifier, count: batch)
+    let workspace = Workspace(for: classifier, tile: min(tile, batch), strategy: strategy)
+    var output = [Float](repeating: 0, count: batch * config.classes)
+    return measure(
+      "window forward, batch \(batch) (\(strategy.rawValue), tile \(min(tile, batch)))",
+      units: Double(batch * config.flopsPerWindow), unit: "FLOP"
+    ) {
+      input.withUnsafeBufferPointer { input in
+        output.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: batch, into: $0, workspace: workspace)
+        }
+      }
+      return Double(output[0])
+    }
+  }
+
+  /// The per-frame cost of a stream that is asked for probabilities every `stride` frames:
+  /// `stride` pushes and one `probabilities`, divided by `stride`.
+  static func streamStep(_ classifier: Classifier, stride: Int) -> Measurement {
+    let config = classifier.config
+    let frames = Fixtures.randomFrames(600, features: config.inputFeatures, seed: 5)
+    let flat = frames.flatMap { $0 }
+    let stream = classifier.makeStream()
+    var output = [Float](repeating: 0, count: config.classes)
+    // Check: after a window of frames the stream equals the window pass.
+    for frame in frames[0..<config.window] { frame.withUnsafeBufferPointer { stream.push($0) } }
+    let expected = classifier.predict(window: frames[0..<config.window].flatMap { $0 })
+    precondition(
+      Approximate.maxDifference(stream.probabilities(), expected) < 1e-5,
+      "stream differs from the window pass")
+    var index = 0
+    let F = config.inputFeatures
+    let result = measure(
+      "streaming step, prediction every \(stride) frame\(stride == 1 ? "" : "s")",
+      units: Double(stride * config.flopsPerStreamStep), unit: "FLOP"
+    ) {
+      flat.withUnsafeBufferPointer { all in
+        for _ in 0..<stride {
+          stream.push(UnsafeBufferPointer(rebasing: all[index * F..<(index + 1) * F]))
+          index = index + 1 == frames.count ? 0 : index + 1
+        }
+      }
+      output.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+      return Double(output[0])
+    }
+    // Per frame, so it compares with one window forward.
+    return Measurement(
+      name: result.name, samples: result.samples.map { $0 / Double(stride) },
+      unitsPerIteration: Double(config.flopsPerStreamStep), unit: result.unit)
+  }
+
+  static func naive(_ classifier: Classifier) -> Measurement {
+    let config = classifier.config
+    let frames = Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: 7)
+    let parameters = classifier.parameters
+    return measure(
+      "naive reference, batch 1", units: Double(config.flopsPerWindow), unit: "FLOP", samples: 5,
+      sampleSeconds: 0.2
+    ) {
+      NaiveNetwork.forward(frames, parameters: parameters)[0]
+    }
+  }
+}
