@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build demo test bench format clean
+.PHONY: all deps build demo test bench format clean tiny-weights libspotter
 
 all: build
 
@@ -41,3 +41,14 @@ format:
 
 clean:
 	rm -rf .build
+
+# The tiny deterministic model the tests use (Weights/FORMAT.md).
+tiny-weights: deps
+	$(SWIFT) build --product spotter
+	.build/debug/spotter init-weights --architecture tiny --seed 7 --output Weights/tiny.spotter
+
+# libspotter.so: the C interface (Sources/LibSpotter/spotter.h), release build.
+libspotter: deps
+	$(SWIFT) build -c release --product SpotterC
+	ln -sf libSpotterC.so $(RELEASE_BIN)/libspotter.so
+	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"

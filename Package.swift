@@ -11,6 +11,9 @@ let package = Package(
     .library(name: "Poses", targets: ["Poses"]),
     .library(name: "Linalg", targets: ["Linalg"]),
     .library(name: "ActionModel", targets: ["ActionModel"]),
+    // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
+    // Sources/LibSpotter/spotter.h.
+    .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
   ],
   targets: [
     // C behind one door: only Linalg imports this.
@@ -23,6 +26,7 @@ let package = Package(
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
+    .target(name: "LibSpotter", dependencies: ["ActionModel", "Poses"], exclude: ["spotter.h"]),
     .target(name: "TestSupport", dependencies: ["Poses", "Linalg", "Randomness", "ActionModel"]),
     .executableTarget(
       name: "SpotterCLI", dependencies: ["Poses", "Linalg", "ActionModel", "Randomness"]),

@@ -1,3 +1,4 @@
+import ActionModel
 import Poses
 
 #if canImport(Glibc)
@@ -11,7 +12,8 @@ import Poses
 /// Only this file maps errors to exit codes: 0 success, 1 failure, 64 usage error.
 enum SpotterCommandLine {
   static let commands: [Command] = [
-    InspectCommand.command
+    InspectCommand.command,
+    InitWeightsCommand.command,
   ]
 
   static let version = "0.1.0"
@@ -68,6 +70,11 @@ enum SpotterCommandLine {
       return 64
     } catch CLIError.failure(let message, let hint) {
       Terminal.error("Error: \(message)" + (hint.map { "\nHint: \($0)" } ?? ""))
+      return 1
+    } catch let error as WeightsFileError {
+      Terminal.error(
+        "Error: \(error)\nHint: Weights/FORMAT.md gives the format; --weights or SPOTTER_WEIGHTS picks another file."
+      )
       return 1
     } catch let error as PoseFileError {
       Terminal.error(

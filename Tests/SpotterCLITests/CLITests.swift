@@ -21,10 +21,15 @@ enum Spotter {
     var stderr: String
   }
 
-  static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+  static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
+    throws -> Result
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
+    var inherited = ProcessInfo.processInfo.environment
+    inherited["SPOTTER_WEIGHTS"] = nil
+    process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -85,7 +90,7 @@ enum Spotter {
   @Test func helpIsDrivenByTheOptionTableAndShowsDefaults() throws {
     let result = try Spotter.run(["inspect", "--help"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("Usage: spotter inspect [options] FILE"))
+    #expect(result.stdout.contains("Usage: spotter inspect [options] [FILE]"))
     #expect(result.stdout.contains("--errors N"))
     #expect(result.stdout.contains("(default: 5)"))
     let top = try Spotter.run(["--help"])
@@ -93,7 +98,11 @@ enum Spotter {
   }
 
   static let usageErrors: [([String], String)] = [
-    (["inspect"], "Error: missing argument FILE"),
+    (["init-weights"], "Error: --output FILE is required"),
+    (
+      ["init-weights", "--output", "/tmp/x", "--architecture", "huge"],
+      "Error: unknown architecture 'huge'"
+    ),
     (["inspect", "--frobnicate", "x"], "Error: unknown option '--frobnicate'"),
     (
       ["inspect", "--errors", "many", "x"],

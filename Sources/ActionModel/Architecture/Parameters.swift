@@ -24,14 +24,16 @@ public struct Parameters: Sendable {
     values = Array(repeating: 0, count: next)
   }
 
-  /// He-initialised weights (for ReLU) and zero biases, from `generator`.
+  /// He-initialised weights for ReLU, uniform in ±√(6 / fan-in), and zero biases, from
+  /// `generator`. Uniform rather than normal so that only IEEE-exact operations (a square
+  /// root, products) touch the numbers: the same seed gives the same bits on every machine.
   public init(config: NetworkConfig, initialisedWith generator: inout SeededGenerator) {
     self.init(config: config)
     for spec in config.tensors where spec.name.hasSuffix(".weight") {
       let fanIn = spec.shape.dropLast().reduce(1, *)
-      let scale = (2 / Double(fanIn)).squareRoot()
+      let limit = Float((6 / Double(fanIn)).squareRoot())
       let start = offsets[spec.name]!
-      for index in start..<start + spec.count { values[index] = Float(generator.normal() * scale) }
+      for index in start..<start + spec.count { values[index] = generator.signedUnit() * limit }
     }
   }
 

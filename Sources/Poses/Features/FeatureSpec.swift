@@ -25,6 +25,12 @@ public struct FeatureSpec: Codable, Equatable, Sendable {
     self.scaleHistory = scaleHistory
   }
 
+  enum CodingKeys: String, CodingKey {
+    case version
+    case presenceThreshold = "presence_threshold"
+    case scaleHistory = "scale_history"
+  }
+
   /// F: features per frame.
   public static let featuresPerFrame = 3 * CanonicalJoint.count
   public var featuresPerFrame: Int { Self.featuresPerFrame }

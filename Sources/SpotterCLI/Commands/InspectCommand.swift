@@ -1,16 +1,21 @@
+import ActionModel
 import Foundation
 import Poses
 
-/// `spotter inspect FILE|-`: what a pose input holds.
+/// `spotter inspect [FILE|-]`: what a pose input or a weights file holds.
 enum InspectCommand {
   static let command = Command(
     name: "inspect",
-    summary: "Describe a pose file, CSV, OpenPose folder or stdin: layout, frames, fps, quality.",
+    summary: "Describe a pose file, CSV, OpenPose folder, stdin, or a weights file.",
     arguments: [
       Argument(
-        name: "FILE", help: "A .jsonl pose file, a .csv, an OpenPose JSON folder, or - for stdin.")
+        name: "FILE",
+        help:
+          "A .jsonl pose file, a .csv, an OpenPose JSON folder, - for stdin, or a weights file. Without it: the model in use.",
+        optional: true)
     ],
     options: [
+      WeightsLocation.option,
       .flag("json", "Print one JSON object instead of text."),
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
       .value("errors", "N", "How many bad-line errors to show.", default: "5"),
@@ -21,7 +26,13 @@ enum InspectCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    let path = arguments.positional(0)!
+    guard let path = arguments.positional(0) else {
+      return try describeWeights(
+        WeightsLocation.resolve(arguments.string("weights")), json: arguments.flag("json"))
+    }
+    if WeightsInspection.isWeightsFile(path) {
+      return try describeWeights(path, json: arguments.flag("json"))
+    }
     let fps = try arguments.double("fps", range: 0.001...10_000)
     let keep = try arguments.int("errors", range: 0...1000)!
     let source = try PoseFiles.open(path, options: PoseFiles.Options(fps: fps))
@@ -34,6 +45,15 @@ enum InspectCommand {
     } else {
       print(text(summary))
     }
+    return 0
+  }
+
+  static func describeWeights(_ path: String, json: Bool) throws -> Int32 {
+    let (metadata, parameters) = try WeightsFile.read(path)
+    print(
+      json
+        ? WeightsInspection.json(path: path, metadata: metadata)
+        : WeightsInspection.text(path: path, metadata: metadata, parameters: parameters))
     return 0
   }
 
@@ -100,7 +120,8 @@ enum InspectCommand {
       },
     ]
     object["measured_fps"] = summary.measuredFPS ?? NSNull()
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    let data = try! JSONSerialization.data(
+      withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     return String(decoding: data, as: UTF8.self)
   }
 }

@@ -1,0 +1,165 @@
+import ActionModel
+import Foundation
+import Poses
+
+// The C interface declared in spotter.h. Handles are retained Swift objects passed as opaque
+// pointers; every function here only converts and forwards.
+
+/// A model as C sees it: the shared classifier, its labels as C strings, and one workspace
+/// behind a lock so `spotter_predict` is thread-safe without allocating per call.
+final class CModel {
+  let classifier: Classifier
+  let labels: [UnsafeMutablePointer<CChar>]
+  private let workspace: Workspace
+  private let lock = NSLock()
+
+  init(classifier: Classifier) {
+    self.classifier = classifier
+    labels = classifier.labels.map { strdup($0)! }
+    workspace = Workspace(for: classifier)
+  }
+
+  deinit { for label in labels { free(label) } }
+
+  func predict(
+    _ windows: UnsafeBufferPointer<Float>, count: Int,
+    into output: UnsafeMutableBufferPointer<Float>
+  ) {
+    lock.lock()
+    defer { lock.unlock() }
+    classifier.predict(windows: windows, count: count, into: output, workspace: workspace)
+  }
+}
+
+/// A stream as C sees it: the network's state plus the feature extractor for raw poses.
+final class CStream {
+  let model: CModel
+  let state: StreamState
+  var extractor: FeatureExtractor
+  var features: [Float]
+
+  init(model: CModel) {
+    self.model = model
+    state = model.classifier.makeStream()
+    extractor = FeatureExtractor(spec: model.classifier.metadata.features)
+    features = [Float](repeating: 0, count: model.classifier.config.inputFeatures)
+  }
+}
+
+private func model(_ pointer: OpaquePointer) -> CModel {
+  Unmanaged<CModel>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+private func stream(_ pointer: OpaquePointer) -> CStream {
+  Unmanaged<CStream>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+
+@_cdecl("spotter_model_load")
+public func spotter_model_load(
+  _ path: UnsafePointer<CChar>, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+) -> OpaquePointer? {
+  do {
+    let classifier = try WeightsFile.load(String(cString: path))
+    return OpaquePointer(Unmanaged.passRetained(CModel(classifier: classifier)).toOpaque())
+  } catch {
+    if let buffer = errorBuffer, errorSize > 0 {
+      let message = Array("\(error)".utf8CString.prefix(errorSize - 1)) + [0]
+      message.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: message.count) }
+    }
+    return nil
+  }
+}
+
+@_cdecl("spotter_model_free")
+public func spotter_model_free(_ pointer: OpaquePointer?) {
+  guard let pointer else { return }
+  Unmanaged<CModel>.fromOpaque(UnsafeRawPointer(pointer)).release()
+}
+
+@_cdecl("spotter_model_window")
+public func spotter_model_window(_ pointer: OpaquePointer) -> Int32 {
+  Int32(model(pointer).classifier.config.window)
+}
+
+@_cdecl("spotter_model_features")
+public func spotter_model_features(_ pointer: OpaquePointer) -> Int32 {
+  Int32(model(pointer).classifier.config.inputFeatures)
+}
+
+@_cdecl("spotter_model_classes")
+public func spotter_model_classes(_ pointer: OpaquePointer) -> Int32 {
+  Int32(model(pointer).classifier.config.classes)
+}
+
+@_cdecl("spotter_model_label")
+public func spotter_model_label(_ pointer: OpaquePointer, _ index: Int32) -> UnsafePointer<CChar>? {
+  let labels = model(pointer).labels
+  guard index >= 0, Int(index) < labels.count else { return nil }
+  return UnsafePointer(labels[Int(index)])
+}
+
+@_cdecl("spotter_predict")
+public func spotter_predict(
+  _ pointer: OpaquePointer, _ windows: UnsafePointer<Float>, _ count: Int32,
+  _ probabilities: UnsafeMutablePointer<Float>
+) -> Int32 {
+  guard count >= 1 else { return -1 }
+  let model = model(pointer)
+  let config = model.classifier.config
+  let n = Int(count)
+  model.predict(
+    UnsafeBufferPointer(start: windows, count: n * config.window * config.inputFeatures), count: n,
+    into: UnsafeMutableBufferPointer(start: probabilities, count: n * config.classes))
+  return 0
+}
+
+@_cdecl("spotter_stream_create")
+public func spotter_stream_create(_ pointer: OpaquePointer) -> OpaquePointer {
+  OpaquePointer(Unmanaged.passRetained(CStream(model: model(pointer))).toOpaque())
+}
+
+@_cdecl("spotter_stream_free")
+public func spotter_stream_free(_ pointer: OpaquePointer?) {
+  guard let pointer else { return }
+  Unmanaged<CStream>.fromOpaque(UnsafeRawPointer(pointer)).release()
+}
+
+@_cdecl("spotter_stream_reset")
+public func spotter_stream_reset(_ pointer: OpaquePointer) {
+  let stream = stream(pointer)
+  stream.state.reset()
+  stream.extractor.reset()
+}
+
+@_cdecl("spotter_stream_push_features")
+public func spotter_stream_push_features(_ pointer: OpaquePointer, _ features: UnsafePointer<Float>)
+{
+  let stream = stream(pointer)
+  stream.state.push(UnsafeBufferPointer(start: features, count: stream.features.count))
+}
+
+@_cdecl("spotter_stream_push_pose")
+public func spotter_stream_push_pose(_ pointer: OpaquePointer, _ joints: UnsafePointer<Float>?) {
+  let stream = stream(pointer)
+  var pose = Pose()
+  if let joints {
+    for index in 0..<CanonicalJoint.count {
+      let confidence = joints[3 * index + 2]
+      if confidence > 0 && confidence.isFinite {
+        pose.joints[index] = Joint(
+          x: joints[3 * index], y: joints[3 * index + 1], confidence: confidence)
+      }
+    }
+  }
+  stream.features.withUnsafeMutableBufferPointer { stream.extractor.extract(pose, into: $0) }
+  stream.features.withUnsafeBufferPointer { stream.state.push($0) }
+}
+
+@_cdecl("spotter_stream_probabilities")
+public func spotter_stream_probabilities(
+  _ pointer: OpaquePointer, _ probabilities: UnsafeMutablePointer<Float>
+) {
+  let stream = stream(pointer)
+  stream.state.probabilities(
+    into: UnsafeMutableBufferPointer(
+      start: probabilities, count: stream.model.classifier.config.classes))
+}

@@ -1,0 +1,52 @@
+/* libspotter: Spotter's exercise classifier for programs in any language.
+ *
+ * A model is loaded once and shared (thread-safe); each live stream gets its own
+ * spotter_stream (not thread-safe: one thread at a time per stream). Shapes: T frames per
+ * window, F features per frame, K classes; see spotter_model_window/features/classes.
+ * Features are Spotter's (Weights/FORMAT.md, "Features"); spotter_stream_push_pose computes
+ * them from 18 canonical joints for you.
+ */
+#ifndef SPOTTER_H
+#define SPOTTER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spotter_model spotter_model;
+typedef struct spotter_stream spotter_stream;
+
+/* Loads a weights file. On failure returns NULL and writes the reason, NUL-terminated and
+ * cut to error_size bytes, into error (which may be NULL). */
+spotter_model *spotter_model_load(const char *path, char *error, size_t error_size);
+void spotter_model_free(spotter_model *model);
+
+int spotter_model_window(const spotter_model *model);   /* T */
+int spotter_model_features(const spotter_model *model); /* F */
+int spotter_model_classes(const spotter_model *model);  /* K */
+/* The label of class index, owned by the model; NULL when index is out of range. */
+const char *spotter_model_label(const spotter_model *model, int index);
+
+/* Probabilities for count windows: windows (count, T, F) oldest frame first, probabilities
+ * (count, K). Returns 0, or -1 when count < 1. Thread-safe. */
+int spotter_predict(spotter_model *model, const float *windows, int count, float *probabilities);
+
+/* A stream starts as if it had seen T frames of nobody. */
+spotter_stream *spotter_stream_create(spotter_model *model);
+void spotter_stream_free(spotter_stream *stream);
+void spotter_stream_reset(spotter_stream *stream);
+/* One frame of F features (all zeros for nobody). */
+void spotter_stream_push_features(spotter_stream *stream, const float *features);
+/* One frame as 18 canonical joints (x, y, confidence) in Create ML order, y down; NULL or all
+ * confidences 0 for nobody. */
+void spotter_stream_push_pose(spotter_stream *stream, const float *joints);
+/* The probabilities (K floats) for the last T frames; equal to spotter_predict on them. */
+void spotter_stream_probabilities(spotter_stream *stream, float *probabilities);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

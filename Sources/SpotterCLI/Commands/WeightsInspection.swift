@@ -1,0 +1,61 @@
+import ActionModel
+import Foundation
+
+/// What `spotter inspect` prints for a weights file.
+enum WeightsInspection {
+  /// Whether the file starts with the weights magic.
+  static func isWeightsFile(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: WeightsFile.magic.count)) ?? Data()
+    return [UInt8](head) == WeightsFile.magic
+  }
+
+  static func text(path: String, metadata: ModelMetadata, parameters: Parameters) -> String {
+    let config = metadata.architecture
+    var lines: [String] = []
+    func row(_ label: String, _ value: String) {
+      lines.append(label.padding(toLength: 18, withPad: " ", startingAt: 0) + value)
+    }
+    row("Weights", path)
+    row("Format", "version \(WeightsFile.version), checksum ok")
+    row("Parameters", "\(config.parameterCount)")
+    let layers = config.convolutions.map { "conv k\($0.kernel) d\($0.dilation) → \($0.channels)" }
+    row(
+      "Architecture",
+      (["input \(config.inputFeatures)"] + layers + ["average pool", "linear → \(config.classes)"])
+        .joined(separator: ", "))
+    row(
+      "Window",
+      "\(config.window) frames at \(PoseFileHeaderFormat.number(metadata.fps)) fps (receptive field \(config.receptiveField), pooled over \(config.pooledFrames))"
+    )
+    row(
+      "Features",
+      "spec version \(metadata.features.version), present above confidence \(metadata.features.presenceThreshold), body size over \(metadata.features.scaleHistory) frames"
+    )
+    row("Labels", metadata.labels.joined(separator: ", "))
+    row("Command", metadata.provenance.command)
+    if let seed = metadata.provenance.seed { row("Seed", "\(seed)") }
+    if !metadata.provenance.data.isEmpty {
+      row("Data", metadata.provenance.data.joined(separator: "; "))
+    }
+    for key in metadata.provenance.notes.keys.sorted() {
+      row("  \(key)", metadata.provenance.notes[key]!)
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func json(path: String, metadata: ModelMetadata) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let body = String(decoding: try! encoder.encode(metadata), as: UTF8.self)
+    return
+      "{\"file\":\(jsonString(path)),\"parameters\":\(metadata.architecture.parameterCount),\"metadata\":\(body)}"
+  }
+
+  private static func jsonString(_ text: String) -> String {
+    String(
+      decoding: try! JSONSerialization.data(
+        withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
+  }
+}
