@@ -54,7 +54,7 @@ print(
 )
 print("")
 
-let cases: [(String, () throws -> Measurement)] = [
+var cases: [(String, () throws -> Measurement)] = [
   ("sgemm", { LinalgBenchmarks.sgemmPeak() }),
   ("forward-1", { NetworkBenchmarks.forward(classifier, batch: 1) }),
   ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
@@ -63,28 +63,23 @@ let cases: [(String, () throws -> Measurement)] = [
   ("naive", { NetworkBenchmarks.naive(classifier) }),
   ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
   ("pipeline", { PoseBenchmarks.posePipeline() }),
-  // The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
-  (
-    "strategy-1-im2col",
-    { NetworkBenchmarks.forward(classifier, batch: 1, strategy: .im2col, tile: 1) }
-  ),
-  (
-    "strategy-64-shifted-tile8",
-    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .shiftedGEMM, tile: 8) }
-  ),
-  (
-    "strategy-64-shifted-tile64",
-    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .shiftedGEMM, tile: 64) }
-  ),
-  (
-    "strategy-64-im2col-tile1",
-    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .im2col, tile: 1) }
-  ),
-  (
-    "strategy-64-im2col-tile16",
-    { NetworkBenchmarks.forward(classifier, batch: 64, strategy: .im2col, tile: 16) }
-  ),
 ]
+// The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
+let strategyRuns: [(ConvolutionStrategy, Int, Int)] = [
+  (.shiftedGEMM, 1, 1), (.im2col, 1, 1), (.winograd, 1, 1), (.shiftedGEMM, 64, 1),
+  (.shiftedGEMM, 64, 8),
+  (.shiftedGEMM, 64, 64), (.im2col, 64, 1), (.im2col, 64, 16), (.winograd, 64, 1),
+  (.winograd, 64, 8),
+]
+for (strategy, batch, tile) in strategyRuns {
+  cases.append(
+    (
+      "strategy-\(batch)-\(strategy.rawValue)-tile\(tile)",
+      {
+        NetworkBenchmarks.forward(classifier, batch: batch, strategy: strategy, tile: tile)
+      }
+    ))
+}
 var results: [String: Measurement] = [:]
 var order: [String] = []
 for (key, run) in cases where filter.map({ key.contains($0) }) ?? true {

@@ -156,3 +156,18 @@ import Testing
         .problem != nil)
   }
 }
+
+@Suite struct WinogradPlanTests {
+  @Test(arguments: [(60, 1), (58, 2), (54, 4), (46, 8), (12, 5), (5, 2)])
+  func everyOutputFrameIsComputedExactlyOnce(inputFrames: Int, dilation: Int) {
+    let weight = [Float](repeating: 1, count: 3 * 2 * 2)
+    let layer = weight.withUnsafeBufferPointer {
+      WinogradLayer(
+        weight: $0.baseAddress!, inputChannels: 2, outputChannels: 2, dilation: dilation,
+        inputFrames: inputFrames)
+    }
+    let covered = layer.tileStarts.flatMap { [$0, $0 + dilation] } + layer.singles
+    #expect(covered.sorted() == Array(0..<(inputFrames - 2 * dilation)))
+    #expect(layer.singles.count <= layer.outputFrames / 2 + 1)
+  }
+}

@@ -14,6 +14,8 @@ public final class Classifier: @unchecked Sendable {
   /// Each layer's output when every input frame is zero (nobody): constant over time, so a
   /// stream can start exactly as a window zero-padded at its start.
   let restingColumns: [[Float]]
+  /// Each three-tap layer's Winograd form (nil for other kernels).
+  let winogradLayers: [WinogradLayer?]
 
   /// - Precondition: `parameters` matches `metadata.architecture` (the weights loader checks
   ///   files before they get here).
@@ -25,7 +27,18 @@ public final class Classifier: @unchecked Sendable {
     self.metadata = metadata
     weights = .allocate(capacity: parameters.values.count)
     _ = weights.initialize(from: parameters.values)
-    offsets = metadata.architecture.tensors.map { parameters.offsets[$0.name]! }
+    let offsets = metadata.architecture.tensors.map { parameters.offsets[$0.name]! }
+    self.offsets = offsets
+    let base = UnsafePointer(weights.baseAddress!)
+    let config = metadata.architecture
+    winogradLayers = config.convolutions.enumerated().map { index, layer in
+      layer.kernel == 3
+        ? WinogradLayer(
+          weight: base + offsets[2 * index], inputChannels: config.inputChannels(of: index),
+          outputChannels: layer.channels, dilation: layer.dilation,
+          inputFrames: index == 0 ? config.window : config.outputFrames(of: index - 1))
+        : nil
+    }
     restingColumns = Self.restingColumns(
       config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), offsets: offsets)
   }
@@ -94,12 +107,16 @@ public final class Classifier: @unchecked Sendable {
     var current = SequenceBatch(base: input, batch: batch, frames: T, channels: F, windowStride: T)
     for (index, layer) in config.convolutions.enumerated() {
       let frames = config.outputFrames(of: index)
-      let stride = workspace.strategy == .shiftedGEMM ? current.windowStride : frames
+      let stride = workspace.strategy == .im2col ? frames : current.windowStride
       let output = SequenceBatch(
         base: workspace.activations[index + 1], batch: batch, frames: frames,
         channels: layer.channels, windowStride: stride)
       switch workspace.strategy {
-      case .shiftedGEMM:
+      case .winograd where winogradLayers[index] != nil:
+        winogradLayers[index]!.forward(
+          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
+          scratch: workspace.columns, output: output)
+      case .shiftedGEMM, .winograd:
         TemporalConvolution.forwardShifted(
           input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
           kernel: layer.kernel, dilation: layer.dilation, output: output)
@@ -196,7 +213,8 @@ public final class Workspace {
       sizes.append(capacity * T * layer.channels)
       columnSize = max(
         columnSize,
-        capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index))
+        capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index),
+        classifier.winogradLayers[index]?.scratchSize(batch: capacity) ?? 0)
     }
     self.sizes = sizes
     activations = sizes.map { size in

@@ -24,6 +24,9 @@ public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// Gathers each output row's k taps into one (k·C_in) row, then one GEMM. Copies the input
   /// k times, but the GEMM has K = k·C_in and no wasted rows.
   case im2col
+  /// Winograd F(2, 3) for three-tap layers (two thirds of the GEMM work; see
+  /// `WinogradLayer`), shifted GEMM for any other kernel.
+  case winograd
 }
 
 /// Temporal convolution with dilation and no padding, bias and ReLU (batch norm folded in).
@@ -99,25 +102,27 @@ enum TemporalConvolution {
 }
 
 extension ConvolutionStrategy {
-  /// Shifted GEMM, one window at a time (`Workspace.defaultTile` = 1), chosen by measurement.
+  /// Winograd F(2, 3), one window at a time (`Workspace.defaultTile` = 1), chosen by measurement.
   ///
-  /// `spotter-bench`, release, 1 OpenBLAS thread (0.3.21, Cooper Lake kernels), standard
-  /// network (0.15 M parameters, 13.3 MFLOP a window), 2026-11-30:
+  /// `spotter-bench`, release, 1 OpenBLAS thread (0.3.21, Cooper Lake kernels, large-sgemm
+  /// peak 104 GFLOP/s), standard network (0.15 M parameters, 13.3 MFLOP a window by the direct
+  /// count), 2026-11-30; GFLOP/s are direct-count FLOPs over time:
   ///
-  /// | path                         | per window | GFLOP/s | share of sgemm peak (104) |
-  /// | ---------------------------- | ---------- | ------- | ------------------------- |
-  /// | batch 1, shifted             | 123 µs     | 107     | 1.03                      |
-  /// | batch 1, im2col              | 154 µs     |  86     | 0.83                      |
-  /// | batch 64, shifted, tile 1    | 124 µs     | 107     | 1.03                      |
-  /// | batch 64, shifted, tile 8    | 176 µs     |  75     | 0.72                      |
-  /// | batch 64, shifted, tile 64   | 192 µs     |  69     | 0.66                      |
-  /// | batch 64, im2col, tile 1     | 158 µs     |  84     | 0.81                      |
-  /// | batch 64, im2col, tile 16    | 143 µs     |  93     | 0.89                      |
+  /// | path                          | per window | GFLOP/s |
+  /// | ----------------------------- | ---------- | ------- |
+  /// | batch 1, winograd             |  99 µs     | 134     |
+  /// | batch 1, shifted              | 128 µs     | 104     |
+  /// | batch 1, im2col               | 156 µs     |  85     |
+  /// | batch 64, winograd, tile 1    | 104 µs     | 128     |
+  /// | batch 64, winograd, tile 8    | 106 µs     | 125     |
+  /// | batch 64, shifted, tile 1     | 124 µs     | 107     |
+  /// | batch 64, shifted, tile 8     | 176 µs     |  75     |
+  /// | batch 64, im2col, tile 16     | 138 µs     |  96     |
   ///
-  /// One window's GEMMs (≤ 58 rows) take OpenBLAS's small-matrix kernels, which run at the
-  /// large-sgemm peak with no packing; stacking windows into bigger GEMMs adds either thrown-away
-  /// rows between windows (shifted) or the copies of im2col, and leaves the L2 cache. So batches
-  /// run window by window here; the tiled paths stay for CPUs and BLAS builds where batching
-  /// wins (`spotter-bench` measures them on any machine).
-  public static let `default` = ConvolutionStrategy.shiftedGEMM
+  /// Every GEMM here runs in OpenBLAS's small-matrix kernels at the large-sgemm peak, so what
+  /// wins is less GEMM work: Winograd does two thirds of it. Stacking windows into bigger GEMMs
+  /// adds thrown-away rows (shifted) or copies (im2col) and leaves the L2 cache, so batches go
+  /// window by window; the other paths stay for machines where they win (`spotter-bench`
+  /// measures them all).
+  public static let `default` = ConvolutionStrategy.winograd
 }

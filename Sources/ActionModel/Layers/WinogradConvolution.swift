@@ -1,0 +1,171 @@
+import Linalg
+
+/// Temporal convolution with k = 3 taps by Winograd's minimal filtering F(2, 3): two output
+/// frames from four input frames with four multiplications instead of six, so the GEMM work
+/// is two thirds of the direct form (Lavin & Gray, "Fast Algorithms for Convolutional Neural
+/// Networks", 2016, after Winograd 1980).
+///
+/// For input frames d0…d3 (d apart) and taps g0, g1, g2, with one GEMM per product over all
+/// tiles (rows: tiles, C_in → C_out):
+/// ```
+/// m1 = (d0 − d2)·g0        m2 = (d1 + d2)·(g0 + g1 + g2)/2
+/// m4 = (d1 − d3)·g2        m3 = (d2 − d1)·(g0 − g1 + g2)/2
+/// y[t] = m1 + m2 + m3      y[t + d] = m2 − m3 − m4
+/// ```
+/// With dilation d a tile pairs output frames t and t + d; frames that find no partner are
+/// computed directly (im2col, one GEMM). The transformed filters are made once per model.
+struct WinogradLayer: Sendable {
+  let inputChannels: Int
+  let outputChannels: Int
+  let dilation: Int
+  let outputFrames: Int
+  /// First output frame of each tile (the tile also gives frame + d).
+  let tileStarts: [Int]
+  /// Output frames computed directly.
+  let singles: [Int]
+  /// The four transformed filters, each (C_in, C_out), one after another.
+  let transformed: [Float]
+
+  /// Shapes: weight (3, C_in, C_out).
+  init(
+    weight: UnsafePointer<Float>, inputChannels: Int, outputChannels: Int, dilation: Int,
+    inputFrames: Int
+  ) {
+    self.inputChannels = inputChannels
+    self.outputChannels = outputChannels
+    self.dilation = dilation
+    outputFrames = inputFrames - 2 * dilation
+    var used = [Bool](repeating: false, count: outputFrames)
+    var starts: [Int] = []
+    var singles: [Int] = []
+    for t in 0..<outputFrames where !used[t] {
+      if t + dilation < outputFrames && !used[t + dilation] {
+        starts.append(t)
+        used[t] = true
+        used[t + dilation] = true
+      } else {
+        singles.append(t)
+        used[t] = true
+      }
+    }
+    tileStarts = starts
+    self.singles = singles
+    let size = inputChannels * outputChannels
+    var transformed = [Float](repeating: 0, count: 4 * size)
+    for index in 0..<size {
+      let (g0, g1, g2) = (weight[index], weight[size + index], weight[2 * size + index])
+      transformed[index] = g0
+      transformed[size + index] = (g0 + g1 + g2) / 2
+      transformed[2 * size + index] = (g0 - g1 + g2) / 2
+      transformed[3 * size + index] = g2
+    }
+    self.transformed = transformed
+  }
+
+  /// Floats of scratch this layer needs for `batch` windows.
+  func scratchSize(batch: Int) -> Int {
+    let tiles = batch * tileStarts.count
+    let rows = batch * singles.count
+    return 4 * tiles * (inputChannels + outputChannels) + rows
+      * (3 * inputChannels + outputChannels)
+  }
+
+  /// out (B, T_out, C_out) = ReLU(conv(input) + bias); the output keeps the input's window stride.
+  ///
+  /// Shapes: input (B, T_in, C_in) at stride S; weight (3, C_in, C_out) for the direct frames;
+  /// bias (C_out); scratch ≥ `scratchSize(batch:)`.
+  func forward(
+    input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    scratch: UnsafeMutablePointer<Float>, output: SequenceBatch
+  ) {
+    let cin = inputChannels
+    let cout = outputChannels
+    let d = dilation
+    let tilesPerWindow = tileStarts.count
+    let tiles = input.batch * tilesPerWindow
+    let transformedInputs = scratch  // 4 × (tiles, C_in)
+    let products = scratch + 4 * tiles * cin  // 4 × (tiles, C_out)
+    // Input transform: U1 = d0 − d2, U2 = d1 + d2, U3 = d2 − d1, U4 = d1 − d3.
+    for window in 0..<input.batch {
+      for (index, start) in tileStarts.enumerated() {
+        let tile = window * tilesPerWindow + index
+        let d0 = input.base + (window * input.windowStride + start) * cin
+        let (d1, d2, d3) = (d0 + d * cin, d0 + 2 * d * cin, d0 + 3 * d * cin)
+        let u1 = transformedInputs + tile * cin
+        let u2 = u1 + tiles * cin
+        let u3 = u2 + tiles * cin
+        let u4 = u3 + tiles * cin
+        for c in 0..<cin {
+          u1[c] = d0[c] - d2[c]
+          u2[c] = d1[c] + d2[c]
+          u3[c] = d2[c] - d1[c]
+          u4[c] = d1[c] - d3[c]
+        }
+      }
+    }
+    if tiles > 0 {
+      transformed.withUnsafeBufferPointer { filters in
+        for product in 0..<4 {
+          BLAS.gemm(
+            MatrixView(
+              UnsafePointer(transformedInputs + product * tiles * cin), rows: tiles, columns: cin),
+            MatrixView(filters.baseAddress! + product * cin * cout, rows: cin, columns: cout),
+            into: MutableMatrixView(products + product * tiles * cout, rows: tiles, columns: cout))
+        }
+      }
+    }
+    // Output transform, bias and ReLU: y[t] = m1 + m2 + m3, y[t + d] = m2 − m3 − m4.
+    for window in 0..<input.batch {
+      for (index, start) in tileStarts.enumerated() {
+        let tile = window * tilesPerWindow + index
+        let m1 = products + tile * cout
+        let m2 = m1 + tiles * cout
+        let m3 = m2 + tiles * cout
+        let m4 = m3 + tiles * cout
+        let first = output.base + (window * output.windowStride + start) * cout
+        let second = first + d * cout
+        for c in 0..<cout {
+          first[c] = max(bias[c] + m1[c] + m2[c] + m3[c], 0)
+          second[c] = max(bias[c] + m2[c] - m3[c] - m4[c], 0)
+        }
+      }
+    }
+    directFrames(
+      input: input, weight: weight, bias: bias, scratch: products + 4 * tiles * cout, output: output
+    )
+  }
+
+  /// The frames without a partner: gathered into im2col rows, one GEMM, scattered back.
+  private func directFrames(
+    input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    scratch: UnsafeMutablePointer<Float>, output: SequenceBatch
+  ) {
+    let rows = input.batch * singles.count
+    guard rows > 0 else { return }
+    let cin = inputChannels
+    let cout = outputChannels
+    let width = 3 * cin
+    let columns = scratch
+    let results = scratch + rows * width
+    for window in 0..<input.batch {
+      for (index, t) in singles.enumerated() {
+        let row = columns + (window * singles.count + index) * width
+        for tap in 0..<3 {
+          (row + tap * cin).update(
+            from: input.base + (window * input.windowStride + t + tap * dilation) * cin, count: cin)
+        }
+      }
+    }
+    BLAS.gemm(
+      MatrixView(UnsafePointer(columns), rows: rows, columns: width),
+      MatrixView(weight, rows: width, columns: cout),
+      into: MutableMatrixView(results, rows: rows, columns: cout))
+    for window in 0..<input.batch {
+      for (index, t) in singles.enumerated() {
+        let source = results + (window * singles.count + index) * cout
+        let target = output.base + (window * output.windowStride + t) * cout
+        for c in 0..<cout { target[c] = max(source[c] + bias[c], 0) }
+      }
+    }
+  }
+}
