@@ -28,8 +28,10 @@ demo: deps
 	$(RELEASE_BIN)/spotter-bench fixture .build/demo-squats.jsonl --frames 600
 	$(RELEASE_BIN)/spotter inspect .build/demo-squats.jsonl
 
+# The suite runs optimised (with testing enabled), as Spotter runs: the per-frame allocation
+# tests only mean something there, and the rest runs faster.
 test: deps
-	$(SWIFT) test
+	$(SWIFT) test -c release -Xswiftc -enable-testing
 
 # Release-build benchmarks (never part of `make test`).
 bench: deps

@@ -37,6 +37,11 @@ let package = Package(
     ),
     .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport", "Randomness"]),
     .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport", "Randomness"]),
+    // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
+    .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+    .testTarget(
+      name: "PerFrameAllocationTests",
+      dependencies: ["AllocationCounter", "ActionModel", "Poses", "TestSupport"]),
     .testTarget(
       name: "ActionModelTests",
       dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),

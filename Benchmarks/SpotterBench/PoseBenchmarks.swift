@@ -32,6 +32,8 @@ enum PoseBenchmarks {
   static func posePipeline() -> Measurement {
     let poses = (0..<300).map { Fixtures.squatter(at: Double($0) / 30) }
     var selector = PersonSelector()
+    var people: [Pose] = []
+    people.reserveCapacity(4)
     var resampler = Resampler()
     var extractor = FeatureExtractor()
     var window = PoseWindow()
@@ -42,7 +44,9 @@ enum PoseBenchmarks {
     ) {
       var total = 0.0
       for pose in poses {
-        let chosen = selector.select(CollectionOfOne(pose))
+        people.removeAll(keepingCapacity: true)
+        people.append(pose)
+        let chosen = selector.select(people)
         resampler.push(t: clock, pose: chosen) { tick in
           features.withUnsafeMutableBufferPointer { extractor.extract(tick, into: $0) }
           features.withUnsafeBufferPointer { window.push($0) }

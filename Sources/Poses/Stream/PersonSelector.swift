@@ -19,7 +19,10 @@ public struct PersonSelector: Sendable {
   public init() {}
 
   /// Chooses the pose to follow among `people`; `.nobody` when there is none to follow.
-  public mutating func select(_ people: some Collection<Pose>) -> Pose {
+  ///
+  /// Takes an array, not any collection: an unspecialised generic would box each 216-byte
+  /// pose on the heap, once per frame.
+  public mutating func select(_ people: [Pose]) -> Pose {
     var best: (pose: Pose, box: Box)? = nil
     var match: (pose: Pose, box: Box, overlap: Float)? = nil
     for person in people {

@@ -1,0 +1,102 @@
+import ActionModel
+import AllocationCounter
+import Poses
+import TestSupport
+import Testing
+
+#if DEBUG
+  let optimised = false
+#else
+  let optimised = true
+#endif
+
+/// The per-frame path allocates nothing once warmed up: counted by interposing the allocator
+/// (Tests/AllocationCounter), per thread, around a thousand frames.
+///
+/// Counted in optimised builds only (`make test` builds the suite that way): a debug build
+/// keeps generic code unspecialised and boxes values the optimiser keeps on the stack.
+@Suite(
+  .enabled(
+    if: optimised, "allocation counts mean something in optimised builds only: run make test"))
+struct PerFrameAllocationTests {
+  /// Allocations `body` makes on this thread.
+  static func allocations(_ body: () -> Void) -> UInt64 {
+    let before = spotter_thread_allocations()
+    body()
+    return spotter_thread_allocations() - before
+  }
+
+  @Test func theCounterSeesAllocations() {
+    #expect(Self.allocations { _ = [Int](repeating: 1, count: 1000 + Int.random(in: 0..<2)) } >= 1)
+  }
+
+  @Test func posePathFromSelectionToWindowAllocatesNothing() {
+    let poses = (0..<1000).map { Fixtures.squatter(at: Double($0) / 30) }
+    var people: [Pose] = []
+    people.reserveCapacity(4)
+    var selector = PersonSelector()
+    var resampler = Resampler()
+    var extractor = FeatureExtractor()
+    var window = PoseWindow()
+    var features = [Float](repeating: 0, count: FeatureSpec.featuresPerFrame)
+    var input = [Float](repeating: 0, count: 60 * FeatureSpec.featuresPerFrame)
+    func step(_ index: Int) {
+      people.removeAll(keepingCapacity: true)
+      people.append(poses[index])
+      let chosen = selector.select(people)
+      resampler.push(t: Double(index) / 30 + (index % 3 == 0 ? 0.004 : 0), pose: chosen) { tick in
+        features.withUnsafeMutableBufferPointer { extractor.extract(tick, into: $0) }
+        features.withUnsafeBufferPointer { window.push($0) }
+      }
+      input.withUnsafeMutableBufferPointer { window.copy(into: $0) }
+    }
+    for index in 0..<100 { step(index) }  // warm-up: the body-size history fills
+    #expect(Self.allocations { for index in 100..<1000 { step(index) } } == 0)
+  }
+
+  @Test(arguments: [1, 10])
+  func streamingAllocatesNothing(stride: Int) {
+    let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
+    let stream = classifier.makeStream()
+    let frames = Fixtures.randomFrames(1000, features: 54, seed: 1)
+    var probabilities = [Float](repeating: 0, count: 13)
+    func step(_ index: Int) {
+      frames[index].withUnsafeBufferPointer { stream.push($0) }
+      if index % stride == 0 {
+        probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+      }
+    }
+    for index in 0..<60 { step(index) }
+    #expect(Self.allocations { for index in 60..<1000 { step(index) } } == 0)
+  }
+
+  @Test(arguments: ConvolutionStrategy.allCases)
+  func windowPredictionAllocatesNothing(strategy: ConvolutionStrategy) {
+    let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
+    let workspace = Workspace(for: classifier, tile: 4, strategy: strategy)
+    let windows = Fixtures.randomFrames(60 * 9, features: 54, seed: 2).flatMap { $0 }
+    var probabilities = [Float](repeating: 0, count: 9 * 13)
+    func predict() {
+      windows.withUnsafeBufferPointer { input in
+        probabilities.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: 9, into: $0, workspace: workspace)
+        }
+      }
+    }
+    predict()
+    #expect(Self.allocations { for _ in 0..<20 { predict() } } == 0)
+  }
+
+  @Test func decodingJSONLinesFramesAllocatesNothing() throws {
+    let path = Fixtures.file(Fixtures.squatFile(frames: 3000))
+    let source = try PoseFiles.open(path)
+    var frame = PeopleFrame()
+    for _ in 0..<10 { _ = try source.next(into: &frame) }
+    var count = 0
+    let made = Self.allocations {
+      while case .frame = try! source.next(into: &frame) { count += 1 }
+    }
+    #expect(count == 2990)
+    #expect(made == 0)
+  }
+}
