@@ -26,10 +26,12 @@ let package = Package(
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
+    .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(name: "LibSpotter", dependencies: ["ActionModel", "Poses"], exclude: ["spotter.h"]),
     .target(name: "TestSupport", dependencies: ["Poses", "Linalg", "Randomness", "ActionModel"]),
     .executableTarget(
-      name: "SpotterCLI", dependencies: ["Poses", "Linalg", "ActionModel", "Randomness"]),
+      name: "SpotterCLI",
+      dependencies: ["Poses", "Linalg", "ActionModel", "Randomness", "MotionSynth"]),
     .executableTarget(
       name: "SpotterBench",
       dependencies: ["Poses", "Linalg", "TestSupport", "ActionModel", "Randomness"],
@@ -45,6 +47,8 @@ let package = Package(
     .testTarget(
       name: "ActionModelTests",
       dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),
+    .testTarget(
+      name: "MotionSynthTests", dependencies: ["MotionSynth", "Poses", "Randomness", "TestSupport"]),
     .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -14,6 +14,7 @@ enum SpotterCommandLine {
   static let commands: [Command] = [
     InspectCommand.command,
     InitWeightsCommand.command,
+    SynthCommand.command,
   ]
 
   static let version = "0.1.0"

@@ -1,0 +1,93 @@
+import Foundation
+import Randomness
+
+/// When each rep of a set happens and how deep it goes: the shared rhythm of every exercise.
+///
+/// A set starts and ends at rest (depth 0). Each rep goes down, may pause at the bottom,
+/// comes up, and may pause at the top; depth follows a half cosine, so speed is zero at both
+/// ends as in real movement. Tempo varies ±15 % from rep to rep. Partial reps (shallow, not
+/// counted) can be mixed in. Alternating exercises switch side every rep.
+public struct RepTimeline: Sendable {
+  public struct Rep: Sendable {
+    public var start: Double
+    public var bottom: Double  // reaches full depth
+    public var rise: Double  // leaves the bottom
+    public var end: Double
+    public var depth: Double  // 1: the full range of the exercise
+    public var isPartial: Bool
+    public var side: Side
+  }
+
+  public enum Side: Sendable {
+    case left, right
+    var other: Side { self == .left ? .right : .left }
+  }
+
+  public let reps: [Rep]
+  public let duration: Double
+
+  /// - Parameters:
+  ///   - reps: full reps to do.
+  ///   - secondsPerRep: the mean time of one rep's movement, 0.5–3 s.
+  ///   - partialReps: shallow reps mixed in (not counted).
+  ///   - alternating: whether each rep is led by the other side.
+  public init(
+    reps count: Int, secondsPerRep: Double, partialReps: Int = 0, alternating: Bool = false,
+    depth: Double = 1,
+    generator: inout SeededGenerator
+  ) {
+    var reps: [Rep] = []
+    var t = 0.25 + 0.6 * generator.unit()  // getting set
+    var side: Side = generator.unit() < 0.5 ? .left : .right
+    var partialSlots = Set<Int>()
+    while partialSlots.count < partialReps {
+      partialSlots.insert(Int(generator.unit() * Double(count + partialReps)))
+    }
+    let bottomPause = generator.unit() < 0.4 ? 0.1 + 0.5 * generator.unit() : 0
+    let topPause = generator.unit() < 0.5 ? 0.1 + 0.6 * generator.unit() : 0.05 * generator.unit()
+    for slot in 0..<(count + partialReps) {
+      let partial = partialSlots.contains(slot)
+      let moving = secondsPerRep * (0.85 + 0.3 * generator.unit()) * (partial ? 0.6 : 1)
+      let down = moving * (0.4 + 0.2 * generator.unit())
+      let hold = partial ? 0 : bottomPause * (0.5 + generator.unit())
+      let start = t
+      let bottom = start + down
+      let rise = bottom + hold
+      let end = rise + (moving - down)
+      let depthOfRep =
+        partial ? 0.22 + 0.2 * generator.unit() : depth * (0.9 + 0.15 * generator.unit())
+      reps.append(
+        Rep(
+          start: start, bottom: bottom, rise: rise, end: end, depth: depthOfRep, isPartial: partial,
+          side: side))
+      if alternating { side = side.other }
+      t = end + topPause * (0.5 + generator.unit())
+    }
+    self.reps = reps
+    duration = t + 0.3 + 0.7 * generator.unit()
+  }
+
+  /// The full reps' time spans.
+  public var repBounds: [ClosedRange<Double>] {
+    reps.filter { !$0.isPartial }.map { $0.start...$0.end }
+  }
+
+  /// Depth (0 at rest, 1 at the bottom of a full rep) and the leading side at time `t`.
+  public func position(at t: Double) -> (depth: Double, side: Side) {
+    for rep in reps where t < rep.end {
+      guard t > rep.start else { return (0, rep.side) }
+      let amount: Double
+      if t < rep.bottom {
+        amount = ease((t - rep.start) / (rep.bottom - rep.start))
+      } else if t < rep.rise {
+        amount = 1
+      } else {
+        amount = 1 - ease((t - rep.rise) / (rep.end - rep.rise))
+      }
+      return (amount * rep.depth, rep.side)
+    }
+    return (0, reps.last?.side ?? .left)
+  }
+
+  private func ease(_ u: Double) -> Double { (1 - cos(.pi * min(max(u, 0), 1))) / 2 }
+}

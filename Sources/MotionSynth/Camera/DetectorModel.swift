@@ -1,0 +1,105 @@
+import Foundation
+import Poses
+import Randomness
+
+/// What a real pose detector does to perfect joints: jitter, low confidence on joints the body
+/// hides, dropped joints, missed frames, left/right swaps, joints outside the picture.
+public struct DetectorModel: Sendable {
+  /// Jitter, as a share of the person's height in the image.
+  public var jitter: Double
+  /// Chance a visible joint is missed in a frame.
+  public var jointDropout: Double
+  /// Chance a frame has nobody, and the chance such a miss runs on to the next frame.
+  public var missedFrames: Double
+  public var missBurst: Double
+  /// Chance per frame that a left/right swap starts (it lasts a few frames).
+  public var swaps: Double
+  /// Chance a joint on the far side of the body comes out below the presence threshold.
+  public var farSideLoss: Double
+
+  public static let none = DetectorModel(
+    jitter: 0, jointDropout: 0, missedFrames: 0, missBurst: 0, swaps: 0, farSideLoss: 0)
+  public static let light = DetectorModel(
+    jitter: 0.003, jointDropout: 0.005, missedFrames: 0.003, missBurst: 0.3, swaps: 0.0005,
+    farSideLoss: 0.2)
+  public static let normal = DetectorModel(
+    jitter: 0.007, jointDropout: 0.02, missedFrames: 0.01, missBurst: 0.5, swaps: 0.002,
+    farSideLoss: 0.45)
+  public static let heavy = DetectorModel(
+    jitter: 0.015, jointDropout: 0.06, missedFrames: 0.03, missBurst: 0.7, swaps: 0.006,
+    farSideLoss: 0.7)
+
+  public static func named(_ name: String) -> DetectorModel? {
+    ["none": .none, "light": .light, "normal": .normal, "heavy": .heavy][name]
+  }
+
+  /// The detector's running state for one recording: swaps and missed frames last a while.
+  public struct Session: Sendable {
+    let model: DetectorModel
+    var generator: SeededGenerator
+    var swapFramesLeft = 0
+    var missing = false
+
+    /// What the detector reports for one frame, from world joints seen through `camera`.
+    ///
+    /// - Parameters:
+    ///   - lateral: the person's left-pointing axis in the world; `facing`: where they face.
+    public mutating func observe(
+      _ world: [Vector3], camera: VirtualCamera, lateral: Vector3, facing: Vector3
+    ) -> Pose {
+      missing = generator.unit() < (missing ? model.missBurst : model.missedFrames)
+      if missing { return .nobody }
+      var projected: [(x: Double, y: Double)?] = world.map { camera.project($0) }
+      let ys = projected.compactMap { $0?.y }
+      guard let top = ys.min(), let bottom = ys.max() else { return .nobody }
+      let scale = max(bottom - top, 20)
+      // Which side the camera sees: the far side's joints are hidden behind the body.
+      let toPerson = camera.viewDirection
+      let leftAway = Vector3.dot(lateral, toPerson)  // > 0: the left side faces away
+      let facingAway = Vector3.dot(facing, toPerson)  // > 0: the face is turned away
+      var pose = Pose()
+      for joint in CanonicalJoint.allCases {
+        guard let point = projected[joint.rawValue] else { continue }
+        var confidence = 0.6 + 0.39 * generator.unit()
+        let side = Self.side(of: joint)
+        if side != 0, Double(side) * leftAway > 0.3,
+          generator.unit() < model.farSideLoss * min(1, abs(leftAway) * 1.4)
+        {
+          confidence = 0.02 + 0.3 * generator.unit()
+        }
+        if Self.isFace(joint), facingAway > 0.2, generator.unit() < 0.4 + facingAway * 0.6 {
+          confidence = 0.05 * generator.unit()
+        }
+        if generator.unit() < model.jointDropout { continue }
+        let x = point.x + scale * model.jitter * generator.normal()
+        let y = point.y + scale * model.jitter * generator.normal()
+        guard x >= 0, y >= 0, x < camera.width, y < camera.height else { continue }  // out of the picture
+        projected[joint.rawValue] = (x, y)
+        pose[joint] = Joint(x: Float(x), y: Float(y), confidence: Float(confidence))
+      }
+      if swapFramesLeft == 0, generator.unit() < model.swaps {
+        swapFramesLeft = 2 + Int(generator.next() % 6)
+      }
+      if swapFramesLeft > 0 {
+        swapFramesLeft -= 1
+        pose = pose.mirrored
+      }
+      return pose.presentCount(threshold: 0.1) >= 3 ? pose : .nobody
+    }
+
+    /// +1 for the person's left side, −1 for the right, 0 on the midline.
+    static func side(of joint: CanonicalJoint) -> Int {
+      joint.mirrored == joint ? 0 : (joint.name.hasPrefix("left") ? 1 : -1)
+    }
+  }
+
+  public func session(generator: SeededGenerator) -> Session {
+    Session(model: self, generator: generator)
+  }
+}
+
+extension DetectorModel.Session {
+  static func isFace(_ joint: CanonicalJoint) -> Bool {
+    joint == .nose || joint == .leftEye || joint == .rightEye
+  }
+}

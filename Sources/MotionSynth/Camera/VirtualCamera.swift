@@ -1,0 +1,95 @@
+import Foundation
+import Randomness
+
+/// A pinhole camera somewhere around the person, looking at them.
+public struct VirtualCamera: Sendable {
+  public let width: Double
+  public let height: Double
+  /// Focal length in pixels.
+  public let focal: Double
+  let eye: Vector3
+  let right: Vector3
+  let up: Vector3
+  let forward: Vector3
+
+  /// Where cameras may stand. Angles in degrees; azimuth 0 is in front of the person (who faces
+  /// +z), 90 their left side, 180 behind.
+  public struct Range: Sendable {
+    public var azimuth: ClosedRange<Double>
+    public var elevation: ClosedRange<Double>
+    public var roll: ClosedRange<Double>
+    /// Distance as a multiple of what just fits the body; below 1 cuts off hands or feet.
+    public var framing: ClosedRange<Double>
+    /// Horizontal field of view.
+    public var fieldOfView: ClosedRange<Double>
+
+    /// Any view a phone or webcam might have.
+    public static let any = Range(
+      azimuth: 0...360, elevation: -10...60, roll: -6...6, framing: 0.85...2.4, fieldOfView: 50...85
+    )
+    public static let front = Range(
+      azimuth: -20...20, elevation: 0...20, roll: -2...2, framing: 1.1...1.8, fieldOfView: 55...75)
+    public static let side = Range(
+      azimuth: 70...110, elevation: 0...20, roll: -2...2, framing: 1.1...1.8, fieldOfView: 55...75)
+    public static let oblique = Range(
+      azimuth: 30...60, elevation: 5...30, roll: -3...3, framing: 1.1...1.8, fieldOfView: 55...75)
+    public static let back = Range(
+      azimuth: 160...200, elevation: 0...20, roll: -2...2, framing: 1.1...1.8, fieldOfView: 55...75)
+
+    public static func named(_ name: String) -> Range? {
+      ["any": .any, "front": .front, "side": .side, "oblique": .oblique, "back": .back][name]
+    }
+  }
+
+  /// A camera drawn from `range`, aimed at `target`, far enough to frame `extent` metres.
+  public static func random(
+    _ range: Range, target: Vector3, extent: Double, generator: inout SeededGenerator
+  ) -> VirtualCamera {
+    func draw(_ r: ClosedRange<Double>) -> Double {
+      r.lowerBound + (r.upperBound - r.lowerBound) * generator.unit()
+    }
+    let portrait = generator.unit() < 0.3
+    let (width, height): (Double, Double) =
+      portrait ? (720, 1280) : (generator.unit() < 0.5 ? (1280, 720) : (640, 480))
+    let fov = radians(draw(range.fieldOfView))
+    let focal = width / 2 / tan(fov / 2)
+    let azimuth = radians(draw(range.azimuth))
+    let elevation = radians(draw(range.elevation))
+    let fitting = min(width, height) / 2 / focal  // tan of the narrower half-angle
+    let distance = max(0.8, extent / 2 / fitting * draw(range.framing))
+    let direction = Vector3(
+      sin(azimuth) * cos(elevation), sin(elevation), cos(azimuth) * cos(elevation))
+    return VirtualCamera(
+      width: width, height: height, focal: focal, eye: target + direction * distance,
+      target: target, roll: radians(draw(range.roll)))
+  }
+
+  init(width: Double, height: Double, focal: Double, eye: Vector3, target: Vector3, roll: Double) {
+    self.width = width
+    self.height = height
+    self.focal = focal
+    self.eye = eye
+    let forward = (target - eye).normalized
+    var right = Vector3.cross(forward, Vector3(0, 1, 0))
+    if right.length < 1e-6 { right = Vector3(1, 0, 0) }  // straight overhead
+    right = right.normalized
+    let up = Vector3.cross(right, forward)
+    self.forward = forward
+    self.right = right * cos(roll) + up * sin(roll)
+    self.up = up * cos(roll) - right * sin(roll)
+  }
+
+  /// Pixel coordinates (y down) of a world point, or nil when it is behind the camera.
+  public func project(_ point: Vector3) -> (x: Double, y: Double)? {
+    let relative = point - eye
+    let depth = Vector3.dot(relative, forward)
+    guard depth > 0.05 else { return nil }
+    return (
+      width / 2 + focal * Vector3.dot(relative, right) / depth,
+      height / 2 - focal * Vector3.dot(relative, up) / depth
+    )
+  }
+
+  /// The direction the camera looks along.
+  var viewDirection: Vector3 { forward }
+}

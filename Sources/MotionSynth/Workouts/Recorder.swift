@@ -1,0 +1,155 @@
+import Foundation
+import Poses
+import Randomness
+
+/// A synthetic recording: the poses a detector would report, and the truth about them.
+public struct Recording: Sendable {
+  /// One labelled stretch of the recording, in seconds.
+  public struct Segment: Sendable, Equatable {
+    public var label: String
+    public var start: Double
+    public var end: Double
+    /// Full reps, for exercises.
+    public var reps: Int?
+    public var repBounds: [ClosedRange<Double>]
+  }
+
+  public var header: PoseFileHeader
+  /// Frames in Spotter's internal space (pixels, y down); the header says how to write them.
+  public var frames: [(t: Double, pose: Pose)]
+  public var segments: [Segment]
+  public var body: BodyShape
+}
+
+/// How a recording is made: who, seen from where, by what kind of detector, written how.
+public struct RecordingOptions: Sendable {
+  public var camera: VirtualCamera.Range = .any
+  public var detector: DetectorModel = .normal
+  /// The detector's frame rate; nil draws one of 15, 24, 25, 30 or 60.
+  public var fps: Double? = nil
+  public var layout: PoseLayout = .coco17
+  public var units: CoordinateSpace.Units = .pixels
+  public var origin: CoordinateSpace.Origin = .topLeft
+  /// The exercise style for every set; nil draws one per set.
+  public var style: ExerciseStyle? = nil
+  /// Partial reps per set, besides those the plan asks for.
+  public var extraPartialReps = 0
+
+  public init() {}
+}
+
+/// Renders workout plans into recordings.
+public enum Recorder {
+  /// A recording of `plan` done by a random person, seen by a random camera: the same seed
+  /// always gives the same recording.
+  public static func record(
+    _ plan: WorkoutPlan, options: RecordingOptions = RecordingOptions(), seed: UInt64
+  ) -> Recording {
+    var generator = SeededGenerator(seed: seed)
+    let body = BodyShape.random(using: &generator)
+    var activities: [any Activity] = []
+    for item in plan.items {
+      switch item {
+      case .exercise(let motion, let reps, let partial):
+        let style = options.style ?? .random(using: &generator)
+        activities.append(
+          ExerciseSet(
+            motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
+            generator: &generator))
+      case .other(let kind, let seconds):
+        activities.append(OtherActivity(kind, duration: seconds, generator: &generator))
+      case .rest(let seconds):
+        let kind: OtherActivity.Kind = generator.unit() < 0.6 ? .standing : .fidgeting
+        activities.append(OtherActivity(kind, duration: seconds, generator: &generator))
+      }
+    }
+    // The timeline: each activity after a short transition from the one before.
+    var placed: [(activity: any Activity, start: Double)] = []
+    var segments: [Recording.Segment] = []
+    var t = 0.0
+    for activity in activities {
+      if !placed.isEmpty {
+        let transition = 0.6 + 0.8 * generator.unit()
+        segments.append(
+          Recording.Segment(label: "other", start: t, end: t + transition, reps: nil, repBounds: [])
+        )
+        t += transition
+      }
+      placed.append((activity, t))
+      let isExercise = activity.label != "other"
+      segments.append(
+        Recording.Segment(
+          label: activity.label, start: t, end: t + activity.duration,
+          reps: isExercise ? activity.repBounds.count : nil,
+          repBounds: activity.repBounds.map { ($0.lowerBound + t)...($0.upperBound + t) }))
+      t += activity.duration
+    }
+    let total = t
+    func world(at time: Double) -> (joints: [Vector3], state: BodyState) {
+      for (index, entry) in placed.enumerated() {
+        let end = entry.start + entry.activity.duration
+        if time <= end || index == placed.count - 1 {
+          if time >= entry.start || index == 0 {
+            let state = entry.activity.state(
+              at: min(max(time - entry.start, 0), entry.activity.duration))
+            return (state.worldJoints(for: body), state)
+          }
+          // In the transition before this activity: blend the previous end into this start.
+          let previous = placed[index - 1]
+          let from = previous.activity.state(at: previous.activity.duration)
+          let to = entry.activity.state(at: 0)
+          let gapStart = previous.start + previous.activity.duration
+          let u = (time - gapStart) / (entry.start - gapStart)
+          let eased = (1 - cos(.pi * min(max(u, 0), 1))) / 2
+          let a = from.worldJoints(for: body)
+          let b = to.worldJoints(for: body)
+          return (zip(a, b).map { $0 + ($1 - $0) * eased }, eased < 0.5 ? from : to)
+        }
+      }
+      fatalError("unreachable: the last activity takes any time")
+    }
+    // Aim at where the person mostly is; frame their largest extent (walks may leave the view).
+    var centre = Vector3.zero
+    var extent = 0.0
+    var samples = 0.0
+    for step in stride(from: 0, through: total, by: 0.5) {
+      let (joints, state) = world(at: step)
+      if case .standing = state.placement, state.ground.x != 0 || state.ground.z != 0 { continue }
+      let low = joints.map(\.y).min()!
+      let high = joints.map(\.y).max()!
+      let spanX = joints.map(\.x).max()! - joints.map(\.x).min()!
+      let spanZ = joints.map(\.z).max()! - joints.map(\.z).min()!
+      extent = max(extent, high - low, spanX, spanZ)
+      centre += Vector3(
+        (joints.map(\.x).max()! + joints.map(\.x).min()!) / 2, (high + low) / 2,
+        (joints.map(\.z).max()! + joints.map(\.z).min()!) / 2)
+      samples += 1
+    }
+    centre /= max(samples, 1)
+    let camera = VirtualCamera.random(
+      options.camera, target: centre, extent: extent * 1.1, generator: &generator)
+    let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
+    var detector = options.detector.session(generator: generator.derived(1))
+    var jitter = generator.derived(2)
+    var frames: [(t: Double, pose: Pose)] = []
+    var index = 0
+    while true {
+      let nominal = Double(index) / fps
+      if nominal > total { break }
+      // Capture times wobble by up to a fifth of a frame, as real cameras' do.
+      let time = index == 0 ? 0 : nominal + 0.2 / fps * (2 * jitter.unit() - 1)
+      let (joints, state) = world(at: time)
+      let axes = state.axes
+      frames.append(
+        (time, detector.observe(joints, camera: camera, lateral: axes.lateral, facing: axes.facing))
+      )
+      index += 1
+    }
+    let space = CoordinateSpace(
+      units: options.units, origin: options.origin, imageWidth: Float(camera.width),
+      imageHeight: Float(camera.height))
+    let header = PoseFileHeader(
+      layout: options.layout, space: space, fps: fps, source: "spotter synth (seed \(seed))")
+    return Recording(header: header, frames: frames, segments: segments, body: body)
+  }
+}

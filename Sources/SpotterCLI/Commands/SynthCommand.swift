@@ -1,0 +1,131 @@
+import Foundation
+import MotionSynth
+import Poses
+import Randomness
+
+/// `spotter synth`: synthetic pose recordings with their ground truth.
+enum SynthCommand {
+  static let command = Command(
+    name: "synth",
+    summary: "Write synthetic exercise recordings: pose files plus a Create ML annotation file.",
+    options: [
+      .value(
+        "output", "DIR", "Folder for the pose files and annotations.json (created if needed)."),
+      .value("exercise", "NAME", "One exercise set (with --reps) between two short rests."),
+      .value("reps", "N", "Reps for --exercise.", default: "10"),
+      .value(
+        "workout", "PLAN",
+        "A workout, e.g. 'squat:10, rest:20, push_up:8, walking:6'; 'random' draws one.",
+        default: "demo"),
+      .value(
+        "count", "N", "How many recordings (each a new person, camera and seed).", default: "1"),
+      .value(
+        "seed", "N", "Seed of the first recording; the next ones count up from it.", default: "1"),
+      .value("camera", "VIEW", "any, front, side, oblique or back.", default: "any"),
+      .value("noise", "LEVEL", "Detector noise: none, light, normal or heavy.", default: "normal"),
+      .value("fps", "N", "Detector frame rate (default: drawn from 15, 24, 25, 30, 60)."),
+      .value(
+        "layout", "NAME",
+        "Output layout: \(PoseLayout.allCases.map(\.rawValue).joined(separator: ", ")).",
+        default: "coco17"),
+      .value("units", "UNITS", "pixels or normalized.", default: "pixels"),
+      .value("origin", "ORIGIN", "top-left or bottom-left.", default: "top-left"),
+      .value("partial", "N", "Partial reps (not counted) added to every set.", default: "0"),
+    ],
+    discussion: """
+      Each recording is one pose file (JSON Lines) of one person doing the workout, seen by a
+      virtual camera with detector-like noise. annotations.json holds a segment per exercise,
+      rest and transition, with reps and rep_bounds for exercises. The same seed always gives
+      the same files.
+      """,
+    run: run
+  )
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    guard let folder = arguments.string("output") else {
+      throw CLIError.usage("--output DIR is required", command: command)
+    }
+    let plan: WorkoutPlan
+    var randomPlans = false
+    if let exercise = arguments.string("exercise") {
+      guard let motion = ExerciseMotion(rawValue: exercise) else {
+        throw CLIError.usage(
+          "unknown exercise '\(exercise)'; expected one of \(ExerciseMotion.allCases.map(\.rawValue).joined(separator: ", "))",
+          command: command)
+      }
+      plan = .single(motion, reps: try arguments.int("reps", range: 1...500)!)
+    } else {
+      switch arguments.string("workout")! {
+      case "demo": plan = .demo
+      case "random":
+        plan = .demo
+        randomPlans = true
+      case let text:
+        do { plan = try WorkoutPlan.parse(text) } catch {
+          throw CLIError.usage("--workout: \(error)", command: command)
+        }
+      }
+    }
+    var options = RecordingOptions()
+    guard let camera = VirtualCamera.Range.named(arguments.string("camera")!) else {
+      throw CLIError.usage("--camera must be any, front, side, oblique or back", command: command)
+    }
+    options.camera = camera
+    guard let noise = DetectorModel.named(arguments.string("noise")!) else {
+      throw CLIError.usage("--noise must be none, light, normal or heavy", command: command)
+    }
+    options.detector = noise
+    options.fps = try arguments.double("fps", range: 1...240)
+    guard let layout = PoseLayout(rawValue: arguments.string("layout")!) else {
+      throw CLIError.usage(
+        "unknown --layout; expected \(PoseLayout.allCases.map(\.rawValue).joined(separator: ", "))",
+        command: command)
+    }
+    options.layout = layout
+    guard let units = CoordinateSpace.Units(rawValue: arguments.string("units")!) else {
+      throw CLIError.usage("--units must be pixels or normalized", command: command)
+    }
+    options.units = units
+    guard let origin = CoordinateSpace.Origin(rawValue: arguments.string("origin")!) else {
+      throw CLIError.usage("--origin must be top-left or bottom-left", command: command)
+    }
+    options.origin = origin
+    options.extraPartialReps = try arguments.int("partial", range: 0...20)!
+    let count = try arguments.int("count", range: 1...100_000)!
+    let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var annotations: [Annotation] = []
+    let showProgress = Terminal.isTerminal(2)
+    for index in 0..<count {
+      let seed = firstSeed + UInt64(index)
+      var recordingPlan = plan
+      if randomPlans {
+        var generator = SeededGenerator(seed: seed ^ 0x5EED)
+        recordingPlan = .random(sets: 3, generator: &generator)
+      }
+      let recording = Recorder.record(recordingPlan, options: options, seed: seed)
+      let name = String(format: "synth-%06llu.jsonl", seed)
+      let writer = try PoseFileWriter(
+        path: folder + "/" + name, format: .jsonl, header: recording.header)
+      for frame in recording.frames {
+        try writer.write(t: frame.t, people: frame.pose.hasPerson ? [frame.pose] : [])
+      }
+      try writer.flush()
+      for segment in recording.segments {
+        annotations.append(
+          Annotation(
+            fileName: name, label: segment.label, startTime: segment.start, endTime: segment.end,
+            reps: segment.reps,
+            repBounds: segment.reps == nil
+              ? nil : segment.repBounds.map { [$0.lowerBound, $0.upperBound] }))
+      }
+      if showProgress { Terminal.error("\rwrote \(index + 1)/\(count) recordings") }
+    }
+    try Annotations.write(annotations, to: folder + "/annotations.json")
+    if showProgress { Terminal.error("") }
+    print(
+      "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations to \(folder)."
+    )
+    return 0
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Poses
+
+@Suite struct SynthCommandTests {
+  @Test func synthWritesPoseFilesAndAnnotationsThatReadBack() throws {
+    let folder = Fixtures.temporaryFolder()
+    let result = try Spotter.run([
+      "synth", "--output", folder, "--workout", "squat:4, rest:3, lunge:6", "--count", "2",
+      "--seed", "11", "--layout", "mediapipe33",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let annotations = try Annotations.read(folder + "/annotations.json")
+    #expect(Set(annotations.map(\.fileName)) == ["synth-000011.jsonl", "synth-000012.jsonl"])
+    let squats = annotations.filter { $0.label == "squat" }
+    #expect(squats.count == 2 && squats.allSatisfy { $0.reps == 4 && $0.repBounds?.count == 4 })
+    #expect(annotations.filter { $0.label == "lunge" }.allSatisfy { $0.reps == 6 })
+    let source = try PoseFiles.open(annotations[0].resolvedPath)
+    #expect(source.header.layout == .mediapipe33)
+    let (frames, errors) = try Fixtures.readAll(source)
+    #expect(errors.isEmpty && frames.count > 100)
+  }
+
+  @Test func theSameSeedWritesTheSameBytes() throws {
+    let a = Fixtures.temporaryFolder()
+    let b = Fixtures.temporaryFolder()
+    for folder in [a, b] {
+      _ = try Spotter.run([
+        "synth", "--output", folder, "--exercise", "push_up", "--reps", "3", "--seed", "5",
+      ])
+    }
+    #expect(
+      FileManager.default.contents(atPath: a + "/synth-000005.jsonl")
+        == FileManager.default.contents(atPath: b + "/synth-000005.jsonl"))
+    #expect(
+      FileManager.default.contents(atPath: a + "/annotations.json")
+        == FileManager.default.contents(atPath: b + "/annotations.json"))
+  }
+
+  @Test(arguments: [
+    (["synth"], "Error: --output DIR is required"),
+    (["synth", "--output", "/tmp/x", "--exercise", "burpee"], "Error: unknown exercise 'burpee'"),
+    (
+      ["synth", "--output", "/tmp/x", "--workout", "squat:ten"],
+      "Error: --workout: item 1 'squat:ten' must be NAME:NUMBER"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--camera", "drone"],
+      "Error: --camera must be any, front, side, oblique or back"
+    ),
+  ])
+  func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
+    let result = try Spotter.run(arguments)
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix(message), "got \(result.stderr)")
+  }
+}
