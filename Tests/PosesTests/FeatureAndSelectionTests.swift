@@ -71,9 +71,9 @@ import Testing
   @Test func bodySizeSurvivesAForeshortenedTorso() {
     // Seen from above the head, the torso shrinks; the legs still say how big the person is.
     var pose = Fixtures.squatter(at: 0)
-    let full = FeatureExtractor.measureSize(pose, threshold: 0.1)!
+    let full = BodySizeEstimator.measure(pose, threshold: 0.1)!
     pose[.neck].y = pose[.rightHip].y - 5
-    let shortened = FeatureExtractor.measureSize(pose, threshold: 0.1)!
+    let shortened = BodySizeEstimator.measure(pose, threshold: 0.1)!
     #expect(shortened > 0.6 * full)
   }
 

@@ -1,0 +1,105 @@
+/// A robust, causal estimate of how big the person is in the image, in the image's units: the
+/// scale that features and rep signals divide by, so they read the same near and far.
+///
+/// Each frame measures the segments it can see, each divided by its typical share of the
+/// neck-to-hip torso (torso 1, shoulder width 0.75, upper arm 0.6, thigh and shin 0.85), and
+/// takes the largest, since foreshortening only ever shortens a segment. The estimate is the
+/// median of the last `history` measurements: one bad frame cannot move it, and it follows a
+/// person who walks closer within a couple of seconds. Allocates nothing per frame.
+public struct BodySizeEstimator: Sendable {
+  public let history: Int
+  public let threshold: Float
+  private var recent: [Float]
+  private var sorted: [Float]
+  private var next = 0
+
+  public init(history: Int = 60, threshold: Float = 0.1) {
+    precondition(history >= 1)
+    self.history = history
+    self.threshold = threshold
+    recent = []
+    recent.reserveCapacity(history)
+    sorted = []
+    sorted.reserveCapacity(history)
+  }
+
+  public mutating func reset() {
+    recent.removeAll(keepingCapacity: true)
+    sorted.removeAll(keepingCapacity: true)
+    next = 0
+  }
+
+  /// The running median, if any frame has measured the body.
+  public var current: Float? { sorted.isEmpty ? nil : sorted[sorted.count / 2] }
+
+  /// Takes one frame's pose and returns the size to use for it: the running median, or for a
+  /// first frame with no measurable segment, a third of its joints' bounding-box diagonal.
+  public mutating func update(with pose: Pose) -> Float {
+    if let measured = Self.measure(pose, threshold: threshold) { record(measured) }
+    return current ?? Self.fallback(pose, threshold: threshold)
+  }
+
+  private mutating func record(_ size: Float) {
+    if recent.count < history {
+      recent.append(size)
+    } else {
+      let old = recent[next]
+      recent[next] = size
+      sorted.remove(at: Self.insertionIndex(of: old, in: sorted))
+    }
+    next = (next + 1) % history
+    sorted.insert(size, at: Self.insertionIndex(of: size, in: sorted))
+  }
+
+  /// The first index whose value is not less than `value` (binary search).
+  private static func insertionIndex(of value: Float, in array: [Float]) -> Int {
+    var low = 0
+    var high = array.count
+    while low < high {
+      let mid = (low + high) / 2
+      if array[mid] < value { low = mid + 1 } else { high = mid }
+    }
+    return low
+  }
+
+  /// Segments and their typical length as a share of the torso (neck to hip centre).
+  private static let segments: [(CanonicalJoint, CanonicalJoint, Float)] = [
+    (.rightShoulder, .leftShoulder, 0.75),
+    (.rightShoulder, .rightElbow, 0.6), (.leftShoulder, .leftElbow, 0.6),
+    (.rightHip, .rightKnee, 0.85), (.leftHip, .leftKnee, 0.85),
+    (.rightKnee, .rightAnkle, 0.85), (.leftKnee, .leftAnkle, 0.85),
+  ]
+
+  /// This frame's body size in torso lengths: the largest of what its segments imply.
+  static func measure(_ pose: Pose, threshold: Float) -> Float? {
+    func seen(_ joint: CanonicalJoint) -> Joint? {
+      let value = pose[joint]
+      return value.confidence > threshold ? value : nil
+    }
+    func distance(_ a: Joint, _ b: Joint) -> Float {
+      ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+    }
+    var best: Float = 0
+    if let neck = seen(.neck), let right = seen(.rightHip), let left = seen(.leftHip) {
+      best = distance(neck, Pose.midpoint(right, left))
+    }
+    for (a, b, share) in segments {
+      if let ja = seen(a), let jb = seen(b) { best = max(best, distance(ja, jb) / share) }
+    }
+    return best > 0 && best.isFinite ? best : nil
+  }
+
+  /// A third of the present joints' bounding-box diagonal, or 1 when they are all at one point.
+  static func fallback(_ pose: Pose, threshold: Float) -> Float {
+    var (minX, minY, maxX, maxY) = (
+      Float.infinity, Float.infinity, -Float.infinity, -Float.infinity
+    )
+    for index in pose.joints.indices where pose.joints[index].confidence > threshold {
+      let joint = pose.joints[index]
+      (minX, maxX) = (min(minX, joint.x), max(maxX, joint.x))
+      (minY, maxY) = (min(minY, joint.y), max(maxY, joint.y))
+    }
+    let diagonal = ((maxX - minX) * (maxX - minX) + (maxY - minY) * (maxY - minY)).squareRoot()
+    return diagonal > 0 && diagonal.isFinite ? diagonal / 3 : 1
+  }
+}
