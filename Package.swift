@@ -27,8 +27,11 @@ let package = Package(
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
+    .target(name: "RepCounting", dependencies: ["Poses"], resources: [.copy("Definitions")]),
     .target(name: "LibSpotter", dependencies: ["ActionModel", "Poses"], exclude: ["spotter.h"]),
-    .target(name: "TestSupport", dependencies: ["Poses", "Linalg", "Randomness", "ActionModel"]),
+    .target(
+      name: "TestSupport",
+      dependencies: ["Poses", "Linalg", "Randomness", "ActionModel", "MotionSynth", "RepCounting"]),
     .executableTarget(
       name: "SpotterCLI",
       dependencies: ["Poses", "Linalg", "ActionModel", "Randomness", "MotionSynth"]),
@@ -43,12 +46,17 @@ let package = Package(
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
     .testTarget(
       name: "PerFrameAllocationTests",
-      dependencies: ["AllocationCounter", "ActionModel", "Poses", "TestSupport"]),
+      dependencies: [
+        "AllocationCounter", "ActionModel", "Poses", "TestSupport", "RepCounting", "MotionSynth",
+      ]),
     .testTarget(
       name: "ActionModelTests",
       dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),
     .testTarget(
       name: "MotionSynthTests", dependencies: ["MotionSynth", "Poses", "Randomness", "TestSupport"]),
+    .testTarget(
+      name: "RepCountingTests",
+      dependencies: ["RepCounting", "MotionSynth", "Poses", "Randomness", "TestSupport"]),
     .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

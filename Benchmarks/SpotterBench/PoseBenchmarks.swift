@@ -47,7 +47,7 @@ enum PoseBenchmarks {
         people.removeAll(keepingCapacity: true)
         people.append(pose)
         let chosen = selector.select(people)
-        resampler.push(t: clock, pose: chosen) { tick in
+        resampler.push(t: clock, pose: chosen) { tick, _ in
           features.withUnsafeMutableBufferPointer { extractor.extract(tick, into: $0) }
           features.withUnsafeBufferPointer { window.push($0) }
         }

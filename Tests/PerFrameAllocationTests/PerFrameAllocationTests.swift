@@ -1,6 +1,8 @@
 import ActionModel
 import AllocationCounter
+import MotionSynth
 import Poses
+import RepCounting
 import TestSupport
 import Testing
 
@@ -44,7 +46,8 @@ struct PerFrameAllocationTests {
       people.removeAll(keepingCapacity: true)
       people.append(poses[index])
       let chosen = selector.select(people)
-      resampler.push(t: Double(index) / 30 + (index % 3 == 0 ? 0.004 : 0), pose: chosen) { tick in
+      resampler.push(t: Double(index) / 30 + (index % 3 == 0 ? 0.004 : 0), pose: chosen) {
+        tick, _ in
         features.withUnsafeMutableBufferPointer { extractor.extract(tick, into: $0) }
         features.withUnsafeBufferPointer { window.push($0) }
       }
@@ -98,5 +101,26 @@ struct PerFrameAllocationTests {
     }
     #expect(count == 2990)
     #expect(made == 0)
+  }
+
+  @Test(arguments: ["squat", "bicep_curl", "side_tilt_stages", "front_push_up"])
+  func repCountingAllocatesNothing(name: String) throws {
+    let definition = try #require(try ExerciseCatalogue.load().definition(named: name))
+    let label = definition.label
+    let take = Recorder.record(.single(ExerciseMotion(rawValue: label)!, reps: 12), seed: 3)
+    let counter = RepCounter(definition)
+    var reps = 0
+    let frames = take.frames.map(\.pose)
+    for pose in frames.prefix(200) { counter.process(pose, t: 0) { _ in } }
+    counter.reset()
+    var t = 0.0
+    let made = Self.allocations {
+      for pose in frames {
+        counter.process(pose, t: t) { event in if case .rep = event { reps += 1 } }
+        t += 1.0 / 30
+      }
+    }
+    #expect(made == 0)
+    #expect(reps > 0)
   }
 }

@@ -16,7 +16,7 @@ import Testing
   static func resample(_ times: [Double], pose: (Double) -> Pose = mover) -> [Pose] {
     var resampler = Resampler()
     var out: [Pose] = []
-    for t in times { resampler.push(t: t, pose: pose(t)) { out.append($0) } }
+    for t in times { resampler.push(t: t, pose: pose(t)) { tick, _ in out.append(tick) } }
     return out
   }
 

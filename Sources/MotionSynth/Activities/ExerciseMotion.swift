@@ -135,7 +135,7 @@ public enum ExerciseMotion: String, CaseIterable, Sendable {
       for arm in [0, 1] {
         let pull = d * (arm == 0 ? lead(1) : 2 - lead(1))
         let upper = Articulation.Limb(
-          flexion: 8 * pull + w(arm), abduction: 180 - grip - (65 - grip) * pull)
+          flexion: 8 * pull + w(arm), abduction: 180 - grip - (125 - grip) * pull)  // top: elbows down by the ribs, chin over the bar
         let fore = Articulation.Limb(flexion: 5, abduction: 180 - grip * (1 - pull) - 5 * pull)
         if arm == 0 {
           (a.leftUpperArm, a.leftForearm) = (upper, fore)
@@ -239,7 +239,8 @@ public enum ExerciseMotion: String, CaseIterable, Sendable {
       a.trunkFlexion = -4 * style.lean * d
     case .shoulderPress:
       for arm in [0, 1] {
-        let press = 1 - d * (arm == 0 ? lead(1) : 2 - lead(1))  // 1 arms overhead, 0 at the shoulders
+        // A set starts with the hands racked at the shoulders (depth 0) and presses overhead.
+        let press = d * (arm == 0 ? lead(1) : 2 - lead(1))
         let upper = Articulation.Limb(
           flexion: 10 + 15 * style.lean + w(arm), abduction: 88 + 75 * press)
         let fore = Articulation.Limb(flexion: 8 + 10 * style.lean, abduction: 172 + 4 * press)

@@ -6,7 +6,8 @@ import Randomness
 /// A set starts and ends at rest (depth 0). Each rep goes down, may pause at the bottom,
 /// comes up, and may pause at the top; depth follows a half cosine, so speed is zero at both
 /// ends as in real movement. Tempo varies ±15 % from rep to rep. Partial reps (shallow, not
-/// counted) can be mixed in. Alternating exercises switch side every rep.
+/// counted) can be mixed in after the first two full reps. Alternating exercises switch side
+/// every rep.
 public struct RepTimeline: Sendable {
   public struct Rep: Sendable {
     public var start: Double
@@ -40,8 +41,12 @@ public struct RepTimeline: Sendable {
     var t = 0.25 + 0.6 * generator.unit()  // getting set
     var side: Side = generator.unit() < 0.5 ? .left : .right
     var partialSlots = Set<Int>()
+    // Partial reps come after the first two full ones: people warm into a set, and a counter
+    // meeting a new person learns their range from the first reps.
+    let firstPartialSlot = min(2, count)
     while partialSlots.count < partialReps {
-      partialSlots.insert(Int(generator.unit() * Double(count + partialReps)))
+      partialSlots.insert(
+        firstPartialSlot + Int(generator.unit() * Double(count - firstPartialSlot + partialReps)))
     }
     let bottomPause = generator.unit() < 0.4 ? 0.1 + 0.5 * generator.unit() : 0
     let topPause = generator.unit() < 0.5 ? 0.1 + 0.6 * generator.unit() : 0.05 * generator.unit()
@@ -55,7 +60,7 @@ public struct RepTimeline: Sendable {
       let rise = bottom + hold
       let end = rise + (moving - down)
       let depthOfRep =
-        partial ? 0.22 + 0.2 * generator.unit() : depth * (0.9 + 0.15 * generator.unit())
+        partial ? 0.3 + 0.15 * generator.unit() : depth * (0.9 + 0.15 * generator.unit())
       reps.append(
         Rep(
           start: start, bottom: bottom, rise: rise, end: end, depth: depthOfRep, isPartial: partial,

@@ -58,21 +58,23 @@ public struct DetectorModel: Sendable {
       let leftAway = Vector3.dot(lateral, toPerson)  // > 0: the left side faces away
       let facingAway = Vector3.dot(facing, toPerson)  // > 0: the face is turned away
       var pose = Pose()
+      let hidden = Self.hiddenJoints(
+        world, projected: projected, camera: camera, leftAway: leftAway, scale: scale)
       for joint in CanonicalJoint.allCases {
         guard let point = projected[joint.rawValue] else { continue }
         var confidence = 0.6 + 0.39 * generator.unit()
-        let side = Self.side(of: joint)
-        if side != 0, Double(side) * leftAway > 0.3,
-          generator.unit() < model.farSideLoss * min(1, abs(leftAway) * 1.4)
-        {
-          confidence = 0.02 + 0.3 * generator.unit()
+        // A hidden joint is a guess: detectors still report it, less sure and less exact.
+        var wobble = 1.0
+        if hidden[joint.rawValue], generator.unit() < model.farSideLoss {
+          confidence = 0.05 + 0.4 * generator.unit()
+          wobble = 3
         }
         if Self.isFace(joint), facingAway > 0.2, generator.unit() < 0.4 + facingAway * 0.6 {
           confidence = 0.05 * generator.unit()
         }
         if generator.unit() < model.jointDropout { continue }
-        let x = point.x + scale * model.jitter * generator.normal()
-        let y = point.y + scale * model.jitter * generator.normal()
+        let x = point.x + scale * model.jitter * wobble * generator.normal()
+        let y = point.y + scale * model.jitter * wobble * generator.normal()
         guard x >= 0, y >= 0, x < camera.width, y < camera.height else { continue }  // out of the picture
         projected[joint.rawValue] = (x, y)
         pose[joint] = Joint(x: Float(x), y: Float(y), confidence: Float(confidence))
@@ -85,6 +87,70 @@ public struct DetectorModel: Sendable {
         pose = pose.mirrored
       }
       return pose.presentCount(threshold: 0.1) >= 3 ? pose : .nobody
+    }
+
+    /// Far-side joints that the body hides: behind the torso's plane (farther from the camera
+    /// than the torso's centre) and, in the picture, inside the torso or within a limb's width of
+    /// a near-side limb. A far knee raised in front of the body, or a far arm held out to the
+    /// side, stays visible, as it does to a real detector.
+    static func hiddenJoints(
+      _ world: [Vector3], projected: [(x: Double, y: Double)?], camera: VirtualCamera,
+      leftAway: Double, scale: Double
+    ) -> [Bool] {
+      var hidden = [Bool](repeating: false, count: world.count)
+      guard abs(leftAway) > 0.2 else { return hidden }  // facing the camera: nothing hides
+      let farSide = leftAway > 0 ? 1 : -1
+      func at(_ joint: CanonicalJoint) -> (x: Double, y: Double)? { projected[joint.rawValue] }
+      let torsoJoints: [CanonicalJoint] = [.leftShoulder, .rightShoulder, .rightHip, .leftHip]
+      let torso = torsoJoints.compactMap(at)
+      let centreDepth = torsoJoints.map { camera.depth(of: world[$0.rawValue]) }.reduce(0, +) / 4
+      let near: [(CanonicalJoint, CanonicalJoint)] =
+        farSide == 1
+        ? [
+          (.rightShoulder, .rightElbow), (.rightElbow, .rightWrist), (.rightHip, .rightKnee),
+          (.rightKnee, .rightAnkle),
+        ]
+        : [
+          (.leftShoulder, .leftElbow), (.leftElbow, .leftWrist), (.leftHip, .leftKnee),
+          (.leftKnee, .leftAnkle),
+        ]
+      let width = 0.06 * scale  // a limb's half-width, as a share of the person's height in the picture
+      for joint in CanonicalJoint.allCases where side(of: joint) == farSide {
+        guard let point = projected[joint.rawValue],
+          camera.depth(of: world[joint.rawValue]) > centreDepth
+        else { continue }
+        var covered = torso.count == 4 && contains(torso, point)
+        for (a, b) in near where !covered {
+          if let pa = at(a), let pb = at(b), distance(point, pa, pb) < width { covered = true }
+        }
+        hidden[joint.rawValue] = covered
+      }
+      return hidden
+    }
+
+    /// Whether a convex quadrilateral (in order) contains the point.
+    static func contains(_ polygon: [(x: Double, y: Double)], _ p: (x: Double, y: Double)) -> Bool {
+      var sign = 0.0
+      for index in polygon.indices {
+        let a = polygon[index]
+        let b = polygon[(index + 1) % polygon.count]
+        let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+        if cross != 0 {
+          if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
+        }
+      }
+      return true
+    }
+
+    /// The distance from a point to a segment.
+    static func distance(
+      _ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)
+    ) -> Double {
+      let (dx, dy) = (b.x - a.x, b.y - a.y)
+      let length = dx * dx + dy * dy
+      let u = length > 0 ? max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / length)) : 0
+      let (cx, cy) = (a.x + u * dx - p.x, a.y + u * dy - p.y)
+      return (cx * cx + cy * cy).squareRoot()
     }
 
     /// +1 for the person's left side, −1 for the right, 0 on the midline.

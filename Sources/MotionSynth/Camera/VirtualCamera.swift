@@ -90,6 +90,9 @@ public struct VirtualCamera: Sendable {
     )
   }
 
+  /// How far in front of the camera a point is, along its view direction.
+  public func depth(of point: Vector3) -> Double { Vector3.dot(point - eye, forward) }
+
   /// The direction the camera looks along.
   var viewDirection: Vector3 { forward }
 }

@@ -25,12 +25,15 @@ public struct Resampler: Sendable {
     self.maxGap = maxGap
   }
 
-  /// Takes one input frame and calls `emit` for each output tick it completes, in order.
+  /// Takes one input frame and calls `emit` with each output tick it completes, in order, and
+  /// the tick's time.
   ///
   /// - Parameters:
   ///   - t: the frame's time in seconds; never less than the previous frame's.
   ///   - pose: the followed person, or `.nobody`.
-  public mutating func push(t: Double, pose: Pose, emit: (Pose) throws -> Void) rethrows {
+  public mutating func push(t: Double, pose: Pose, emit: (_ pose: Pose, _ t: Double) throws -> Void)
+    rethrows
+  {
     guard let (t0, before) = previous else {
       previous = (t, pose)
       start = t
@@ -62,9 +65,10 @@ public struct Resampler: Sendable {
   /// The time of the next tick to emit.
   private var tickTime: Double { start + Double(emitted) / fps }
 
-  private mutating func emitTick(_ pose: Pose, _ emit: (Pose) throws -> Void) rethrows {
+  private mutating func emitTick(_ pose: Pose, _ emit: (Pose, Double) throws -> Void) rethrows {
+    let t = tickTime
     emitted += 1
-    try emit(pose)
+    try emit(pose, t)
   }
 
   /// The pose `fraction` of the way from `a` to `b`, by the rules in the type's doc.

@@ -1,0 +1,157 @@
+/// What makes an exercise that exercise, for counting: data, not code (DESIGN §9).
+///
+/// Definitions are JSON files, documented with a full example in `RepCounting/README.md`.
+/// Every file is checked on load (`ExerciseDefinition.validate`), and errors name the file, the
+/// field and what is allowed.
+public struct ExerciseDefinition: Codable, Equatable, Sendable {
+  /// Unique name, e.g. `squat` or `front_push_up`.
+  public var name: String
+  /// The classifier label this definition counts (DESIGN §5).
+  public var label: String
+  /// Whether the runtime uses this definition for its label (one per label).
+  public var isDefault: Bool?
+  public var description: String?
+  public var engine: Engine
+  /// Joints below this confidence do not count; the engine holds its state until they return.
+  public var minConfidence: Double
+  public var minRepSeconds: Double?
+  /// The longest a rep may take (8 s unless given): slower changes are drift, not reps.
+  public var maxRepSeconds: Double?
+  /// Signal engine: the scalar per frame, its smoothing, direction and thresholds.
+  public var signal: SignalSpec?
+  public var smoothing: Double?
+  public var direction: Direction?
+  public var thresholds: Thresholds?
+  public var partial: PartialRule?
+  /// Staged engine: the cycle of stages and the cooldown between reps.
+  public var stages: [Stage]?
+  public var cooldownSeconds: Double?
+  /// What to measure of a staged rep for its range of motion (degrees).
+  public var measure: SignalSpec?
+  public var tooFastCue: String?
+  /// Form rules: at most one cue per rep, the failed rule with the lowest priority number.
+  public var cues: [CueRule]?
+
+  public enum Engine: String, Codable, Sendable { case signal, staged }
+
+  /// Which way a rep moves the signal first: `down` (a squat's hip height) or `up` (a curl's
+  /// wrist height). The rep completes when the signal comes back.
+  public enum Direction: String, Codable, Sendable { case down, up }
+
+  public struct Thresholds: Codable, Equatable, Sendable {
+    public enum Mode: String, Codable, Sendable { case fixed, adaptive }
+    public var mode: Mode
+    /// Fixed: the rep starts past `enter` and completes back past `exit`.
+    public var enter: Double?
+    public var exit: Double?
+    /// Adaptive: the least movement that can be a rep, in the signal's units.
+    public var minRange: Double?
+    /// Adaptive: a rep must move at least this share of the person's recent typical range.
+    public var fraction: Double?
+    /// Adaptive: how far back the typical range looks, in seconds.
+    public var learnSeconds: Double?
+  }
+
+  /// Movements too shallow to count but deep enough to mention.
+  public struct PartialRule: Codable, Equatable, Sendable {
+    public var minRange: Double
+    public var cue: String
+  }
+
+  public struct Stage: Codable, Equatable, Sendable {
+    public var name: String
+    /// Alternatives, OR'd; each a list of requirements, AND'ed.
+    public var any: [[Requirement]]
+    /// Frames the stage must hold before it counts as reached (default 2).
+    public var holdFrames: Int?
+  }
+
+  /// A joint angle (three joints, 0–180°) or a segment's orientation (two joints, 0–360°
+  /// clockwise from image-up) within a range; a range whose minimum is above its maximum wraps
+  /// through 0°.
+  public struct Requirement: Codable, Equatable, Sendable {
+    public var angle: [String]?
+    public var orientation: [String]?
+    public var range: [Double]
+  }
+
+  public struct CueRule: Codable, Equatable, Sendable {
+    public enum Measure: String, Codable, Sendable {
+      /// How far the signal moved in the rep.
+      case range
+      /// The farthest point of the rep (the lowest for `down`, the highest for `up`).
+      case extreme
+      /// Where the rep started and ended (the top for `down`).
+      case start
+      /// Seconds.
+      case duration
+    }
+    public var message: String
+    public var priority: Int
+    public var measure: Measure
+    /// Measured on this signal instead of the main one (e.g. elbow drift during a curl).
+    public var signal: SignalSpec?
+    public var above: Double?
+    public var below: Double?
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case name, label, description, engine, signal, smoothing, direction, thresholds, partial,
+      stages, measure, cues
+    case isDefault = "default"
+    case minConfidence = "min_confidence"
+    case minRepSeconds = "min_rep_seconds"
+    case maxRepSeconds = "max_rep_seconds"
+    case cooldownSeconds = "cooldown_seconds"
+    case tooFastCue = "too_fast_cue"
+  }
+}
+
+extension ExerciseDefinition.Thresholds {
+  enum CodingKeys: String, CodingKey {
+    case mode, enter, exit, fraction
+    case minRange = "min_range"
+    case learnSeconds = "learn_seconds"
+  }
+}
+
+extension ExerciseDefinition.PartialRule {
+  enum CodingKeys: String, CodingKey {
+    case cue
+    case minRange = "min_range"
+  }
+}
+
+extension ExerciseDefinition.Stage {
+  enum CodingKeys: String, CodingKey {
+    case name, any
+    case holdFrames = "hold_frames"
+  }
+}
+
+/// A scalar computed from one frame's joints.
+public struct SignalSpec: Codable, Equatable, Sendable {
+  public enum Kind: String, Codable, Sendable {
+    /// The angle at the middle of three joints, degrees (atan2(|cross|, dot)).
+    case angle
+    /// How far `to` is above `from`, in body sizes (image y points down).
+    case verticalOffset = "vertical_offset"
+    /// How far `to` is sideways from `from`, unsigned, in body sizes.
+    case horizontalOffset = "horizontal_offset"
+    /// The distance from `from` to `to`, in body sizes.
+    case distance
+  }
+
+  /// Which side's joints: one side, both combined, or the side the detector sees better.
+  public enum Side: String, Codable, Sendable {
+    case left, right, mean, min, max
+    case mostConfident = "most_confident"
+  }
+
+  public var kind: Kind
+  /// For `angle`: three joints, the angle at the second.
+  public var joints: [String]?
+  public var from: String?
+  public var to: String?
+  public var side: Side?
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Poses
+
+/// A `SignalSpec` made ready to read frames: joints resolved, side logic in place.
+struct SignalReader: Sendable {
+  let spec: SignalSpec
+  let references: [JointReference]
+  private let sided: Bool
+  /// For `most_confident`: the side followed now, kept until the other is clearly better.
+  private var followedSide: SideChoice = .left
+  private var leftMemory: (value: Double, age: Int)?
+  /// Median-of-three filters per side: a single wild frame (a hidden joint's guess) is dropped
+  /// before sides are combined, where a `max` would pass it on.
+  private var leftFilter = MedianOfThree()
+  private var rightFilter = MedianOfThree()
+  private var centreFilter = MedianOfThree()
+  /// Per reference, for pair centres: half the last left-to-right vector, in body sizes.
+  private var centreMemory: [(dx: Float, dy: Float, age: Int)?] = [nil, nil, nil]
+  private var rightMemory: (value: Double, age: Int)?
+
+  init(spec: SignalSpec, references: [JointReference]) {
+    self.spec = spec
+    self.references = references
+    sided = references.contains { $0.isSided }
+  }
+
+  /// The signal's value in this frame, or nil when a joint it needs is missing or unsure.
+  ///
+  /// - Parameter bodySize: the person's size in the image, for offsets and distances.
+  mutating func value(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
+    guard sided else {
+      return centreFilter.filter(
+        measure(pose, side: nil, bodySize: bodySize, minConfidence: minConfidence))
+    }
+    let left = held(
+      leftFilter.filter(
+        measure(pose, side: .left, bodySize: bodySize, minConfidence: minConfidence)), &leftMemory)
+    let right = held(
+      rightFilter.filter(
+        measure(pose, side: .right, bodySize: bodySize, minConfidence: minConfidence)), &rightMemory
+    )
+    switch spec.side ?? .mean {
+    case .left: return left
+    case .right: return right
+    case .mean:
+      guard let left else { return right }
+      guard let right else { return left }
+      return (left + right) / 2
+    case .min:
+      guard let left else { return right }
+      guard let right else { return left }
+      return Swift.min(left, right)
+    case .max:
+      guard let left else { return right }
+      guard let right else { return left }
+      return Swift.max(left, right)
+    case .mostConfident:
+      let leftConfidence = sideConfidence(pose, .left)
+      let rightConfidence = sideConfidence(pose, .right)
+      let (current, other): (Float, Float) =
+        followedSide == .left
+        ? (leftConfidence, rightConfidence) : (rightConfidence, leftConfidence)
+      let currentValue = followedSide == .left ? left : right
+      if currentValue == nil || other > current + 0.15 {
+        followedSide = followedSide == .left ? .right : .left
+      }
+      return followedSide == .left ? left : right
+    }
+  }
+
+  /// Reference `index`'s point. A pair's centre with one side hidden (the far hip, seen at an
+  /// angle) is the visible side plus the offset to the centre last seen with both, for up to
+  /// three seconds, rather than nothing: a turned body still has a middle.
+  private mutating func point(
+    _ index: Int, _ pose: Pose, side: SideChoice?, bodySize: Float, minConfidence: Float
+  ) -> Joint? {
+    let reference = references[index]
+    guard case .centre(let left, let right) = reference else {
+      return reference.point(in: pose, side: side, minConfidence: minConfidence)
+    }
+    let l = pose[left]
+    let r = pose[right]
+    let leftSeen = l.confidence >= minConfidence && l.confidence > 0
+    let rightSeen = r.confidence >= minConfidence && r.confidence > 0
+    let scale = max(bodySize, 1e-6)
+    if leftSeen && rightSeen {
+      let centre = Joint(
+        x: (l.x + r.x) / 2, y: (l.y + r.y) / 2, confidence: min(l.confidence, r.confidence))
+      centreMemory[index] = ((r.x - l.x) / 2 / scale, (r.y - l.y) / 2 / scale, 0)
+      return centre
+    }
+    guard var memory = centreMemory[index], memory.age < 90, leftSeen || rightSeen else {
+      return nil
+    }
+    memory.age += 1
+    centreMemory[index] = memory
+    let sign: Float = leftSeen ? 1 : -1  // the offset runs from the left joint to the centre
+    let seen = leftSeen ? l : r
+    return Joint(
+      x: seen.x + sign * memory.dx * scale, y: seen.y + sign * memory.dy * scale,
+      confidence: seen.confidence)
+  }
+
+  /// A side's value, or for a few frames after it goes missing its last value: a far-side
+  /// joint that flickers below the confidence gate would otherwise make `max` or `mean` jump
+  /// between one side and both.
+  private func held(_ value: Double?, _ memory: inout (value: Double, age: Int)?) -> Double? {
+    if let value {
+      memory = (value, 0)
+      return value
+    }
+    guard let last = memory, last.age < Self.holdFrames else {
+      memory = nil
+      return nil
+    }
+    memory = (last.value, last.age + 1)
+    return last.value
+  }
+
+  /// Frames a missing side keeps its last value (a third of a second at 30 fps).
+  static let holdFrames = 10
+
+  private func sideConfidence(_ pose: Pose, _ side: SideChoice) -> Float {
+    var lowest: Float = 1
+    for reference in references {
+      lowest = Swift.min(lowest, reference.confidence(in: pose, side: side))
+    }
+    return lowest
+  }
+
+  private mutating func measure(
+    _ pose: Pose, side: SideChoice?, bodySize: Float, minConfidence: Float
+  ) -> Double? {
+    switch spec.kind {
+    case .angle:
+      guard let a = point(0, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
+        let b = point(1, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
+        let c = point(2, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
+      else { return nil }
+      return Self.angle(a, b, c)
+    case .verticalOffset, .horizontalOffset, .distance:
+      guard bodySize > 0,
+        let from = point(0, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
+        let to = point(1, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
+      else { return nil }
+      let dx = Double(to.x - from.x)
+      let dy = Double(to.y - from.y)
+      let scale = Double(bodySize)
+      switch spec.kind {
+      case .verticalOffset: return -dy / scale  // image y points down: above is positive
+      case .horizontalOffset: return abs(dx) / scale
+      default: return (dx * dx + dy * dy).squareRoot() / scale
+      }
+    }
+  }
+
+  /// The angle at `b` between `a` and `c`, 0–180°, as atan2(|cross|, dot): accurate near 0°
+  /// and 180°, where acos of a dot product loses precision.
+  static func angle(_ a: Joint, _ b: Joint, _ c: Joint) -> Double {
+    let (ux, uy) = (Double(a.x - b.x), Double(a.y - b.y))
+    let (vx, vy) = (Double(c.x - b.x), Double(c.y - b.y))
+    return atan2(abs(ux * vy - uy * vx), ux * vx + uy * vy) * 180 / .pi
+  }
+
+  /// The direction from `a` to `b`, 0–360° clockwise from image-up.
+  static func orientation(_ a: Joint, _ b: Joint) -> Double {
+    let degrees = atan2(Double(b.x - a.x), -Double(b.y - a.y)) * 180 / .pi
+    return degrees < 0 ? degrees + 360 : degrees
+  }
+}
+
+/// The median of the last three values seen: removes one-frame spikes, delays by one frame.
+struct MedianOfThree: Sendable {
+  private var a: Double?
+  private var b: Double?
+
+  /// Passes nil through (and forgets), so gaps do not mix old and new values.
+  mutating func filter(_ value: Double?) -> Double? {
+    guard let value else {
+      (a, b) = (nil, nil)
+      return nil
+    }
+    defer { (a, b) = (b, value) }
+    guard let a, let b else { return value }
+    return Swift.max(Swift.min(a, b), Swift.min(Swift.max(a, b), value))
+  }
+}
