@@ -8,9 +8,12 @@ let package = Package(
   products: [
     .executable(name: "spotter", targets: ["SpotterCLI"]),
     .executable(name: "spotter-bench", targets: ["SpotterBench"]),
+    .library(name: "Spotter", targets: ["Spotter"]),
     .library(name: "Poses", targets: ["Poses"]),
-    .library(name: "Linalg", targets: ["Linalg"]),
     .library(name: "ActionModel", targets: ["ActionModel"]),
+    .library(name: "RepCounting", targets: ["RepCounting"]),
+    .library(name: "MotionSynth", targets: ["MotionSynth"]),
+    .library(name: "Linalg", targets: ["Linalg"]),
     // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
     // Sources/LibSpotter/spotter.h.
     .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
@@ -18,37 +21,33 @@ let package = Package(
   targets: [
     // C behind one door: only Linalg imports this.
     .systemLibrary(
-      name: "COpenBLAS",
-      pkgConfig: "openblas",
-      providers: [.apt(["libopenblas-dev"])]
-    ),
+      name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .target(name: "Linalg", dependencies: ["COpenBLAS"]),
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(name: "RepCounting", dependencies: ["Poses"], resources: [.copy("Definitions")]),
+    .target(
+      name: "Spotter",
+      dependencies: ["Poses", "ActionModel", "RepCounting", "MotionSynth", "Linalg"]),
     .target(name: "LibSpotter", dependencies: ["ActionModel", "Poses"], exclude: ["spotter.h"]),
+    .executableTarget(
+      name: "SpotterCLI",
+      dependencies: [
+        "Spotter", "Poses", "Linalg", "ActionModel", "Randomness", "MotionSynth", "RepCounting",
+      ]),
     .target(
       name: "TestSupport",
       dependencies: ["Poses", "Linalg", "Randomness", "ActionModel", "MotionSynth", "RepCounting"]),
     .executableTarget(
-      name: "SpotterCLI",
-      dependencies: ["Poses", "Linalg", "ActionModel", "Randomness", "MotionSynth"]),
-    .executableTarget(
       name: "SpotterBench",
-      dependencies: ["Poses", "Linalg", "TestSupport", "ActionModel", "Randomness"],
-      path: "Benchmarks/SpotterBench"
-    ),
-    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport", "Randomness"]),
-    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport", "Randomness"]),
+      dependencies: ["Poses", "Linalg", "TestSupport", "ActionModel", "Randomness", "Spotter"],
+      path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-    .testTarget(
-      name: "PerFrameAllocationTests",
-      dependencies: [
-        "AllocationCounter", "ActionModel", "Poses", "TestSupport", "RepCounting", "MotionSynth",
-      ]),
+    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport", "Randomness"]),
+    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport", "Randomness"]),
     .testTarget(
       name: "ActionModelTests",
       dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),
@@ -57,6 +56,14 @@ let package = Package(
     .testTarget(
       name: "RepCountingTests",
       dependencies: ["RepCounting", "MotionSynth", "Poses", "Randomness", "TestSupport"]),
+    .testTarget(
+      name: "SpotterTests",
+      dependencies: ["Spotter", "MotionSynth", "Poses", "TestSupport", "RepCounting"]),
+    .testTarget(
+      name: "PerFrameAllocationTests",
+      dependencies: [
+        "AllocationCounter", "ActionModel", "Poses", "TestSupport", "RepCounting", "MotionSynth",
+      ]),
     .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

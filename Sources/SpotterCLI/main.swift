@@ -15,6 +15,9 @@ enum SpotterCommandLine {
     InspectCommand.command,
     InitWeightsCommand.command,
     SynthCommand.command,
+    CountCommand.command,
+    ExercisesCommand.command,
+    EvalCommand.command,
   ]
 
   static let version = "0.1.0"

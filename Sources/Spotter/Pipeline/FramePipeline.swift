@@ -1,0 +1,25 @@
+import Poses
+
+/// The front of every stream: follow one person, resample to the model's frame rate.
+///
+/// Takes decoded frames (any number of people, irregular times) and hands on one pose per tick
+/// of a steady clock, `.nobody` where nobody was followed. Allocates nothing per frame.
+public struct FramePipeline: Sendable {
+  private var selector = PersonSelector()
+  private var resampler: Resampler
+
+  public init(fps: Double = 30) {
+    resampler = Resampler(fps: fps)
+  }
+
+  /// Ticks emitted so far.
+  public var ticks: Int { resampler.emitted }
+
+  /// Takes one decoded frame; calls `emit` for each resampled tick it completes.
+  public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)
+    rethrows
+  {
+    let pose = selector.select(frame.people)
+    try resampler.push(t: frame.t, pose: pose, emit: emit)
+  }
+}

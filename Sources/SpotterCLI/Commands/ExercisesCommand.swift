@@ -1,0 +1,67 @@
+import Foundation
+import RepCounting
+
+/// `spotter exercises`: every exercise definition with its engine, signal and thresholds.
+enum ExercisesCommand {
+  static let command = Command(
+    name: "exercises",
+    summary: "List the exercise definitions: engine, signal, thresholds.",
+    options: [
+      ExerciseCatalogueOption.option, .flag("json", "Print the definitions as a JSON array."),
+    ],
+    run: run
+  )
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    let catalogue = try ExerciseCatalogueOption.load(arguments)
+    if arguments.flag("json") {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+      print(String(decoding: try encoder.encode(catalogue.definitions), as: UTF8.self))
+      return 0
+    }
+    for definition in catalogue.definitions {
+      let isDefault = catalogue.definition(forLabel: definition.label)?.name == definition.name
+      var header =
+        "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), \(definition.engine.rawValue) engine)"
+      print(header)
+      switch definition.engine {
+      case .signal:
+        let signal = definition.signal!
+        let joints = signal.joints?.joined(separator: "–") ?? "\(signal.from!) → \(signal.to!)"
+        print(
+          "  signal      \(signal.kind.rawValue) \(joints), side \(signal.side?.rawValue ?? "mean")"
+        )
+        let thresholds = definition.thresholds!
+        switch thresholds.mode {
+        case .fixed:
+          print(
+            "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(definition.direction!.rawValue)"
+          )
+        case .adaptive:
+          print(
+            "  thresholds  adaptive: at least \(thresholds.minRange!) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
+          )
+        }
+        print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
+      case .staged:
+        for stage in definition.stages! {
+          let alternatives = stage.any.map { requirements in
+            requirements.map { requirement in
+              let kind =
+                requirement.angle.map { "angle \($0.joined(separator: "–"))" }
+                ?? "orientation \(requirement.orientation!.joined(separator: "→"))"
+              return "\(kind) in \(Int(requirement.range[0]))…\(Int(requirement.range[1]))°"
+            }.joined(separator: " and ")
+          }
+          print("  stage       \(stage.name): \(alternatives.joined(separator: "  or  "))")
+        }
+        print("  cooldown    \(definition.cooldownSeconds ?? 0) s")
+      }
+      if let cues = definition.cues, !cues.isEmpty {
+        print("  cues        \(cues.map(\.message).joined(separator: " | "))")
+      }
+    }
+    return 0
+  }
+}
