@@ -122,11 +122,11 @@ func recording(
       name == "side_tilt_stages" || name == "front_push_up" || name == "squat" ? "front" : "side"
     let take = recording(definition.label, reps: 7, view: view, seed: 31)
     let truth = take.segments.first { $0.label == definition.label }!.repBounds
-    // Nobody for a fifth of a second on the way into every rep.
+    // Nobody for about five frames, a third of the way into every rep.
     let outcome = RepFixtures.count(definition, in: take) { index, pose in
       let t = take.frames[index].t
       return truth.contains {
-        abs(t - ($0.lowerBound + 0.3 * ($0.upperBound - $0.lowerBound))) < 0.1
+        abs(t - ($0.lowerBound + 0.3 * ($0.upperBound - $0.lowerBound))) < 0.08
       } ? .nobody : pose
     }
     #expect(outcome.count == 7, "\(name): \(outcome.count)")

@@ -108,24 +108,21 @@ public enum Recorder {
       }
       fatalError("unreachable: the last activity takes any time")
     }
-    // Aim at where the person mostly is; frame their largest extent (walks may leave the view).
-    var centre = Vector3.zero
-    var extent = 0.0
-    var samples = 0.0
-    for step in stride(from: 0, through: total, by: 0.5) {
+    // Aim at the middle of everywhere the person goes (but for walks, which may leave the
+    // view) and frame all of it, as someone setting up a camera for a workout would: the bar
+    // of a pull-up and the floor of a push-up both in the picture.
+    var low = Vector3(repeating: .infinity)
+    var high = Vector3(repeating: -.infinity)
+    for step in stride(from: 0, through: total, by: 0.25) {
       let (joints, state) = world(at: step)
       if case .standing = state.placement, state.ground.x != 0 || state.ground.z != 0 { continue }
-      let low = joints.map(\.y).min()!
-      let high = joints.map(\.y).max()!
-      let spanX = joints.map(\.x).max()! - joints.map(\.x).min()!
-      let spanZ = joints.map(\.z).max()! - joints.map(\.z).min()!
-      extent = max(extent, high - low, spanX, spanZ)
-      centre += Vector3(
-        (joints.map(\.x).max()! + joints.map(\.x).min()!) / 2, (high + low) / 2,
-        (joints.map(\.z).max()! + joints.map(\.z).min()!) / 2)
-      samples += 1
+      for joint in joints {
+        low = Vector3(min(low.x, joint.x), min(low.y, joint.y), min(low.z, joint.z))
+        high = Vector3(max(high.x, joint.x), max(high.y, joint.y), max(high.z, joint.z))
+      }
     }
-    centre /= max(samples, 1)
+    let centre = (low + high) / 2
+    let extent = max(high.y - low.y, high.x - low.x, high.z - low.z)
     let camera = VirtualCamera.random(
       options.camera, target: centre, extent: extent * 1.1, generator: &generator)
     let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]

@@ -85,7 +85,7 @@ public final class RepCounter {
   /// little sooner but lets jitter through as a slow wander of every signal.
   private var size = BodySizeEstimator(history: 60)
   public var travelLimit: Float = 2
-  public var growthLimit: Float = 0.2
+  public var growthLimit: Float = 0.35
   /// The hip centre's sideways position over the last half second, oldest first, to measure
   /// travel over a span long enough that a hip flickering in and out of view is not a step.
   private var trail: [(t: Double, x: Float, size: Float)] = []
@@ -105,15 +105,17 @@ public final class RepCounter {
   public func process(_ pose: Pose, t: Double, emit: (RepEvent) -> Void) {
     guard pose.hasPerson else { return }
     let bodySize = size.update(with: pose)
-    guard let centre = Self.centre(pose) else { return }
     if let lastSeen, t - lastSeen > 1 {
       engine.interrupt()  // nobody for a second: whatever was under way is over
       trail.removeAll(keepingCapacity: true)
     }
     lastSeen = t
     while let first = trail.first, t - first.t > 0.5 { trail.removeFirst() }
-    trail.append((t, centre.x, bodySize))
-    if let first = trail.first, t - first.t > 0.25 {
+    // Without a hip in view (an upper-body framing), travel is not judged.
+    if let centre = Self.centre(pose), case _ = trail.append((t, centre.x, bodySize)),
+      let first = trail.first,
+      t - first.t > 0.25
+    {
       let span = Float(t - first.t)
       let travel = abs(centre.x - first.x) / max(bodySize, 1e-6) / span
       let growth = abs(bodySize - first.size) / max(first.size, 1e-6) / span
@@ -136,18 +138,16 @@ public final class RepCounter {
     moving = 0
   }
 
-  /// The hips' centre, else the mean of the confident joints.
+  /// Where the body is across the picture: the hips' centre, or the one hip seen. Never the
+  /// mean of all joints, which moves whenever the arms do.
   private static func centre(_ pose: Pose) -> (x: Float, y: Float)? {
     let (left, right) = (pose[.leftHip], pose[.rightHip])
-    if left.confidence > 0.3 && right.confidence > 0.3 {
-      return ((left.x + right.x) / 2, (left.y + right.y) / 2)
+    switch (left.confidence > 0.3, right.confidence > 0.3) {
+    case (true, true): return ((left.x + right.x) / 2, (left.y + right.y) / 2)
+    case (true, false): return (left.x, left.y)
+    case (false, true): return (right.x, right.y)
+    case (false, false): return nil
     }
-    var (x, y, n): (Float, Float, Float) = (0, 0, 0)
-    for index in pose.joints.indices where pose.joints[index].confidence > 0.3 {
-      x += pose.joints[index].x
-      y += pose.joints[index].y
-      n += 1
-    }
-    return n > 0 ? (x / n, y / n) : nil
   }
+
 }

@@ -154,4 +154,6 @@ public struct SignalSpec: Codable, Equatable, Sendable {
   public var from: String?
   public var to: String?
   public var side: Side?
+  /// Use the value's size, whatever its sign: a tilt to either side is one movement.
+  public var absolute: Bool?
 }

@@ -9,6 +9,8 @@ struct SignalReader: Sendable {
   /// For `most_confident`: the side followed now, kept until the other is clearly better.
   private var followedSide: SideChoice = .left
   private var leftMemory: (value: Double, age: Int)?
+  /// The right side's value minus the left's, smoothed, and frames since both were seen.
+  private var sideGap: (value: Double, age: Int)?
   /// Median-of-three filters per side: a single wild frame (a hidden joint's guess) is dropped
   /// before sides are combined, where a `max` would pass it on.
   private var leftFilter = MedianOfThree()
@@ -28,17 +30,33 @@ struct SignalReader: Sendable {
   ///
   /// - Parameter bodySize: the person's size in the image, for offsets and distances.
   mutating func value(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
+    let value = combined(pose, bodySize: bodySize, minConfidence: minConfidence)
+    return spec.absolute == true ? value.map(abs) : value
+  }
+
+  private mutating func combined(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
     guard sided else {
       return centreFilter.filter(
         measure(pose, side: nil, bodySize: bodySize, minConfidence: minConfidence))
     }
-    let left = held(
+    var left = held(
       leftFilter.filter(
         measure(pose, side: .left, bodySize: bodySize, minConfidence: minConfidence)), &leftMemory)
-    let right = held(
+    var right = held(
       rightFilter.filter(
         measure(pose, side: .right, bodySize: bodySize, minConfidence: minConfidence)), &rightMemory
     )
+    // One side hidden for longer than the hold: estimate it from the other and the gap last
+    // seen between them (they differ by perspective), so combining sides does not jump each
+    // time the far side comes and goes.
+    if let l = left, let r = right {
+      let gap: Double = r - l
+      let smoothed: Double = sideGap.map { $0.value + 0.1 * (gap - $0.value) } ?? gap
+      sideGap = (smoothed, 0)
+    } else if let gap = sideGap, gap.age < 90 {
+      sideGap = (gap.value, gap.age + 1)
+      if let l = left { right = l + gap.value } else if let r = right { left = r - gap.value }
+    }
     switch spec.side ?? .mean {
     case .left: return left
     case .right: return right
