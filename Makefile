@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build demo test bench format clean tiny-weights libspotter
+.PHONY: all deps build demo test bench format clean tiny-weights libspotter weights
 
 all: build
 
@@ -54,3 +54,11 @@ libspotter: deps
 	$(SWIFT) build -c release --product SpotterC
 	ln -sf libSpotterC.so $(RELEASE_BIN)/libspotter.so
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
+
+# The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the Penn Action train
+# split when ../shared/data is present. About 10 minutes on a 2-core machine.
+PENN ?= ../shared/data/penn-action-train/annotations.json
+weights: deps
+	$(SWIFT) build -c release --product spotter
+	$(RELEASE_BIN)/spotter train --synthetic 600 --epochs 10 --windows-per-epoch 60000 --seed 1 \
+	  $(if $(wildcard $(PENN)),--annotations $(PENN)) --output Weights/default.spotter

@@ -18,6 +18,9 @@ enum SpotterCommandLine {
     CountCommand.command,
     ExercisesCommand.command,
     EvalCommand.command,
+    TrainCommand.command,
+    ClassifyCommand.command,
+    DemoCommand.command,
   ]
 
   static let version = "0.1.0"

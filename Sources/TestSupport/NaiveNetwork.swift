@@ -79,10 +79,15 @@ extension Fixtures {
     -> [[Float]]
   {
     var generator = SeededGenerator(seed: seed)
-    return (0..<count).map { index in
-      index % nobodyEvery == 3
-        ? [Float](repeating: 0, count: features)
-        : (0..<features).map { _ in generator.signedUnit() }
+    var frames: [[Float]] = []
+    for index in 0..<count {
+      var frame = [Float](repeating: 0, count: features)
+      if index % nobodyEvery != 3 {
+        for f in 0..<features { frame[f] = generator.signedUnit() }
+      }
+      frames.append(frame)
     }
+    return frames
   }
+
 }

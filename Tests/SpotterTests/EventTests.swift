@@ -1,1 +1,117 @@
+import Foundation
+import RepCounting
+import TestSupport
 import Testing
+
+@testable import Spotter
+
+@Suite struct EventTests {
+  static func object(_ event: SpotterEvent) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(event.jsonLine.utf8)) as? [String: Any])
+  }
+
+  @Test func eventsUseTheStableFieldNames() throws {
+    let rep = Rep(
+      count: 3, start: 1, end: 2.5, rangeOfMotion: 0.75, timeDown: 0.5, timeUp: 1, cue: nil)
+    let json = try Self.object(.rep(t: 2.5, exercise: "squat", rep: rep, backfilled: true))
+    #expect(json["type"] as? String == "rep")
+    #expect(json["exercise"] as? String == "squat")
+    #expect(json["count"] as? Int == 3)
+    #expect(json["duration"] as? Double == 1.5)
+    #expect(json["range_of_motion"] as? Double == 0.75)
+    #expect(json["backfilled"] as? Bool == true)
+    #expect(json["t"] as? Double == 2.5)
+    let started = try Self.object(.exerciseStarted(t: 1, exercise: "lunge", confidence: 0.9))
+    #expect(
+      started["type"] as? String == "exercise_started" && started["confidence"] as? Double == 0.9)
+    let summary = try Self.object(
+      .summary(t: 9, exercises: [("squat", 10, 30)], extra: ["dropped_frames": 2]))
+    #expect((summary["exercises"] as? [String: [String: Double]])?["squat"]?["reps"] == 10)
+    #expect(summary["dropped_frames"] as? Int == 2)
+    let error = try Self.object(.error(t: nil, line: 12, message: "a \"quoted\"\nmessage"))
+    #expect(error["line"] as? Int == 12 && error["message"] as? String == "a \"quoted\"\nmessage")
+  }
+}
+
+@Suite struct LabelSmootherTests {
+  /// Feeds (label, confidence) predictions a third of a second apart; returns the changes.
+  static func run(_ predictions: [(Int?, Float)], options: SessionOptions = SessionOptions())
+    -> [String]
+  {
+    var smoother = LabelSmoother(options: options, otherLabel: 9)
+    var changes: [String] = []
+    for (index, prediction) in predictions.enumerated() {
+      smoother.observe(label: prediction.0, confidence: prediction.1, t: Double(index)) { change in
+        switch change {
+        case .started(let label, let at): changes.append("start \(label) @\(Int(at))")
+        case .ended(let label, let at): changes.append("end \(label) @\(Int(at))")
+        }
+      }
+    }
+    smoother.finish(at: Double(predictions.count)) {
+      if case .ended(let label, let at) = $0 { changes.append("end \(label) @\(Int(at))") }
+    }
+    return changes
+  }
+
+  @Test func anExerciseStartsAfterTheDwellAndEndsAfterTheExit() {
+    let squat: (Int?, Float) = (1, 0.9)
+    let other: (Int?, Float) = (9, 0.9)
+    let changes = Self.run([
+      other, squat, squat, squat, squat, other, squat, other, other, other, other, other,
+    ])
+    // A single odd window does not end the set; four in a row do, from the first of them.
+    #expect(changes == ["start 1 @1", "end 1 @7"])
+  }
+
+  @Test func lowConfidenceNeverStartsAnExercise() {
+    let unsure: (Int?, Float) = (2, 0.4)
+    #expect(Self.run(Array(repeating: unsure, count: 20)).isEmpty)
+    let justBelow: (Int?, Float) = (2, 0.59)
+    #expect(Self.run(Array(repeating: justBelow, count: 20)).isEmpty)
+  }
+
+  @Test func flickeringLabelsStartNothing() {
+    let a: (Int?, Float) = (1, 0.9)
+    let b: (Int?, Float) = (2, 0.9)
+    #expect(Self.run([a, b, a, b, a, b, a, b, a, b]).isEmpty)
+  }
+
+  @Test func aSwitchEndsOneExerciseAndStartsTheNext() {
+    let a: (Int?, Float) = (1, 0.9)
+    let b: (Int?, Float) = (2, 0.9)
+    #expect(
+      Self.run([a, a, a, a, b, b, b, b, b]) == ["start 1 @0", "end 1 @4", "start 2 @4", "end 2 @9"])
+  }
+
+  @Test func nobodyEndsAnExercise() {
+    let a: (Int?, Float) = (1, 0.9)
+    let nobody: (Int?, Float) = (nil, 0)
+    #expect(
+      Self.run([a, a, a, nobody, nobody, nobody, nobody, nobody]) == ["start 1 @0", "end 1 @3"])
+  }
+}
+
+@Suite struct WorkoutHistoryTests {
+  @Test func recordsAppendWholeAndReadBack() throws {
+    let path = Fixtures.temporaryFolder() + "/deep/history.jsonl"
+    for index in 0..<3 {
+      try WorkoutHistory.append(
+        WorkoutHistory.record(
+          date: Date(timeIntervalSince1970: Double(index)), source: "test \(index)",
+          summary: [("squat", index, 10)]), to: path)
+    }
+    let lines = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self).split(
+      separator: "\n")
+    #expect(lines.count == 3)
+    for (index, line) in lines.enumerated() {
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      #expect(object["source"] as? String == "test \(index)")
+    }
+    #expect(
+      try FileManager.default.contentsOfDirectory(
+        atPath: (path as NSString).deletingLastPathComponent) == ["history.jsonl"])
+  }
+}

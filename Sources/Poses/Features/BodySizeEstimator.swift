@@ -71,7 +71,7 @@ public struct BodySizeEstimator: Sendable {
   ]
 
   /// This frame's body size in torso lengths: the largest of what its segments imply.
-  static func measure(_ pose: Pose, threshold: Float) -> Float? {
+  public static func measure(_ pose: Pose, threshold: Float) -> Float? {
     func seen(_ joint: CanonicalJoint) -> Joint? {
       let value = pose[joint]
       return value.confidence > threshold ? value : nil

@@ -72,7 +72,7 @@ public struct Resampler: Sendable {
   }
 
   /// The pose `fraction` of the way from `a` to `b`, by the rules in the type's doc.
-  static func interpolate(_ a: Pose, _ b: Pose, fraction: Float) -> Pose {
+  public static func interpolate(_ a: Pose, _ b: Pose, fraction: Float) -> Pose {
     let nearer = fraction < 0.5 ? a : b
     guard a.hasPerson, b.hasPerson else { return nearer }
     var result = Pose()

@@ -14,6 +14,19 @@ public struct Rep: Equatable, Sendable {
   public var timeUp: Double
   /// The most important form cue for this rep, if a rule failed.
   public var cue: String?
+
+  public init(
+    count: Int, start: Double, end: Double, rangeOfMotion: Double, timeDown: Double, timeUp: Double,
+    cue: String? = nil
+  ) {
+    self.count = count
+    self.start = start
+    self.end = end
+    self.rangeOfMotion = rangeOfMotion
+    self.timeDown = timeDown
+    self.timeUp = timeUp
+    self.cue = cue
+  }
 }
 
 /// What a rep engine reports as frames go by.

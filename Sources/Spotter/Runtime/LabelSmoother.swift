@@ -1,0 +1,72 @@
+/// Turns a stream of predictions into exercise starts and ends, with enter and exit hysteresis
+/// and a dwell, so the exercise never flickers.
+struct LabelSmoother {
+  let options: SessionOptions
+  let otherLabel: Int?
+  /// The exercise under way, if any (a label index).
+  private(set) var active: Int?
+  private var candidate: Int?
+  private var streak = 0
+  private var candidateSince = 0.0
+  private var exitStreak = 0
+  private var exitSince = 0.0
+
+  init(options: SessionOptions, otherLabel: Int?) {
+    self.options = options
+    self.otherLabel = otherLabel
+  }
+
+  enum Change {
+    case started(label: Int, at: Double)
+    case ended(label: Int, at: Double)
+  }
+
+  /// Takes one prediction (nil: too little of a person to classify) at time `t`.
+  mutating func observe(label: Int?, confidence: Float, t: Double, changes: (Change) -> Void) {
+    let confident =
+      label != nil && label != otherLabel && confidence >= options.enterConfidence
+      && confidence >= options.lowConfidence
+    // Towards a start.
+    if confident {
+      if candidate == label {
+        streak += 1
+      } else {
+        candidate = label
+        streak = 1
+        candidateSince = t
+      }
+    } else {
+      candidate = nil
+      streak = 0
+    }
+    // Towards an end: anything but the active exercise, confidently or not.
+    if let active {
+      if label == active {
+        exitStreak = 0
+      } else {
+        if exitStreak == 0 { exitSince = t }
+        exitStreak += 1
+      }
+      if exitStreak >= options.exitPredictions
+        || (confident && label != active && streak >= options.dwell)
+      {
+        changes(
+          .ended(
+            label: active, at: exitStreak >= options.exitPredictions ? exitSince : candidateSince))
+        self.active = nil
+        exitStreak = 0
+      }
+    }
+    if self.active == nil, let candidate, streak >= options.dwell {
+      self.active = candidate
+      exitStreak = 0
+      changes(.started(label: candidate, at: candidateSince))
+    }
+  }
+
+  /// Ends whatever is under way.
+  mutating func finish(at t: Double, changes: (Change) -> Void) {
+    if let active { changes(.ended(label: active, at: t)) }
+    active = nil
+  }
+}

@@ -1,0 +1,48 @@
+import ActionModel
+import RepCounting
+
+/// Everything streams share: the model and the exercise catalogue. Immutable and `Sendable`:
+/// one runtime serves any number of sessions on any threads.
+public final class Runtime: Sendable {
+  public let classifier: Classifier
+  public let catalogue: ExerciseCatalogue
+  public let options: SessionOptions
+
+  public init(
+    classifier: Classifier, catalogue: ExerciseCatalogue, options: SessionOptions = SessionOptions()
+  ) {
+    self.classifier = classifier
+    self.catalogue = catalogue
+    self.options = options
+  }
+
+  /// A new stream.
+  public func makeSession() -> Session { Session(runtime: self) }
+}
+
+/// How a session turns predictions into exercises. Defaults are chosen for 30 fps input and
+/// the shipped model; each is a command-line option.
+public struct SessionOptions: Sendable {
+  /// Frames between predictions: 10 is three a second, fast enough to follow a set and cheap
+  /// enough for a thousand streams a core.
+  public var stride = 10
+  /// An exercise starts when its label leads with at least this probability...
+  public var enterConfidence: Float = 0.6
+  /// ...for this many predictions in a row (1 s at the default stride).
+  public var dwell = 3
+  /// It ends after this many predictions in a row of `other`, nobody, or another exercise
+  /// (1.3 s): a rep's pause or one odd window does not end a set.
+  public var exitPredictions = 4
+  /// Below this top probability a prediction is reported as low-confidence and never starts
+  /// an exercise.
+  public var lowConfidence: Float = 0.45
+  /// Windows with fewer frames showing a person than this share are not classified.
+  public var presenceFraction: Float = 0.6
+  /// History kept for backfill: when an exercise is recognised, its rep engine first replays
+  /// this much, so the reps done while the classifier was making up its mind count too.
+  public var historySeconds = 5.0
+  /// Emit a `prediction` event for every window.
+  public var reportPredictions = false
+
+  public init() {}
+}

@@ -1,0 +1,190 @@
+import ActionModel
+import Poses
+import RepCounting
+
+/// One stream: decoding's output in, events out (DESIGN §1, §6, §10).
+///
+/// Each frame: follow one person and resample to the model's rate; compute the frame's
+/// features and push them through the streaming classifier; every `stride` frames, classify
+/// the last window (unless too little of it shows a person); smooth the predictions into
+/// exercise starts and ends; hand the stream to the exercise's rep engine, which first replays
+/// the buffered history (backfill). The steady state allocates nothing per frame.
+public final class Session {
+  public let runtime: Runtime
+  private var pipeline: FramePipeline
+  private var extractor: FeatureExtractor
+  private let stream: StreamState
+  private var features: [Float]
+  private var probabilities: [Float]
+  private var smoother: LabelSmoother
+  /// The last `capacity` ticks, for backfill, in a fixed ring.
+  private var history: [(t: Double, pose: Pose)]
+  private var historyNext = 0
+  private var historyCount = 0
+  /// Presence of the last T frames, as a ring, and how many show a person.
+  private var presence: [Bool]
+  private var presenceNext = 0
+  private var presentCount = 0
+  private var wasPresent: Bool?
+  private var ticks = 0
+  private var lastTime = 0.0
+  /// The exercise under way: its engine and when it began.
+  private var counter: RepCounter?
+  private var activeLabel: String?
+  private var activeSince = 0.0
+  private var counters: [String: RepCounter] = [:]
+  private var totals: [String: (reps: Int, seconds: Double)] = [:]
+  private var order: [String] = []
+  public private(set) var badLines = 0
+
+  init(runtime: Runtime) {
+    self.runtime = runtime
+    let classifier = runtime.classifier
+    pipeline = FramePipeline(fps: classifier.metadata.fps)
+    extractor = FeatureExtractor(spec: classifier.metadata.features)
+    stream = classifier.makeStream()
+    features = [Float](repeating: 0, count: classifier.config.inputFeatures)
+    probabilities = [Float](repeating: 0, count: classifier.config.classes)
+    smoother = LabelSmoother(
+      options: runtime.options, otherLabel: classifier.labels.firstIndex(of: Labels.other))
+    let capacity = max(1, Int(runtime.options.historySeconds * classifier.metadata.fps))
+    history = Array(repeating: (0, .nobody), count: capacity)
+    presence = Array(repeating: false, count: classifier.config.window)
+    // One engine per label, made now: starting an exercise mid-stream allocates nothing.
+    for label in classifier.labels {
+      if let definition = runtime.catalogue.definition(forLabel: label) {
+        counters[label] = RepCounter(definition)
+      }
+    }
+  }
+
+  /// The exercise under way, if any.
+  public var currentExercise: String? { activeLabel }
+  /// Reps of the exercise under way.
+  public var currentReps: Int { counter?.count ?? 0 }
+
+  /// Takes one decoded frame; calls `emit` with each event it causes.
+  public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
+    pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
+  }
+
+  /// Reports a bad input line as an `error` event; the stream goes on.
+  public func reportBadLine(_ error: PoseFileError, emit: (SpotterEvent) -> Void) {
+    badLines += 1
+    emit(.error(t: nil, line: error.line, message: error.description))
+  }
+
+  private func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) {
+    ticks += 1
+    lastTime = t
+    features.withUnsafeMutableBufferPointer { extractor.extract(pose, into: $0) }
+    features.withUnsafeBufferPointer { stream.push($0) }
+    history[historyNext] = (t, pose)
+    historyNext = (historyNext + 1) % history.count
+    historyCount = min(historyCount + 1, history.count)
+    let present = pose.hasPerson
+    if presence[presenceNext] { presentCount -= 1 }
+    presence[presenceNext] = present
+    if present { presentCount += 1 }
+    presenceNext = (presenceNext + 1) % presence.count
+    counter?.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
+    guard ticks % runtime.options.stride == 0 else { return }
+    predict(at: t, emit: emit)
+  }
+
+  private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
+    let options = runtime.options
+    let labels = runtime.classifier.labels
+    let enough = Float(presentCount) >= options.presenceFraction * Float(presence.count)
+    if wasPresent != enough {
+      wasPresent = enough
+      emit(.presence(t: t, present: enough))
+    }
+    var label: Int?
+    var confidence: Float = 0
+    if enough {
+      probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+      var best = 0
+      for k in probabilities.indices where probabilities[k] > probabilities[best] { best = k }
+      label = best
+      confidence = probabilities[best]
+      if options.reportPredictions {
+        emit(
+          .prediction(
+            t: t, label: labels[best], confidence: Double(confidence),
+            lowConfidence: confidence < options.lowConfidence,
+            probabilities: zip(labels, probabilities.map(Double.init)).map { ($0, $1) }))
+      }
+    }
+    smoother.observe(label: label, confidence: confidence, t: t) { change in
+      switch change {
+      case .started(let index, let at):
+        start(labels[index], at: at, confidence: confidence, emit: emit)
+      case .ended(_, let at): end(at: at, emit: emit)
+      }
+    }
+  }
+
+  private func start(_ label: String, at t: Double, confidence: Float, emit: (SpotterEvent) -> Void)
+  {
+    activeLabel = label
+    activeSince = t
+    if totals[label] == nil {
+      totals[label] = (0, 0)
+      order.append(label)
+    }
+    emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
+    guard let counter = counters[label] else { return }  // `other`, or no definition: nothing to count
+    counter.reset()
+    self.counter = counter
+    // Backfill: the engine replays the buffered history first, oldest tick first.
+    for age in stride(from: historyCount - 1, through: 0, by: -1) {
+      let slot = (historyNext - 1 - age + 2 * history.count) % history.count
+      let (time, pose) = history[slot]
+      counter.process(pose, t: time) { repEvent(for: label, $0, backfilled: true, emit: emit) }
+    }
+  }
+
+  private func end(at t: Double, emit: (SpotterEvent) -> Void) {
+    guard let label = activeLabel else { return }
+    let reps = counter?.count ?? 0
+    emit(.exerciseEnded(t: t, exercise: label, reps: reps))
+    let total = totals[label]!
+    totals[label] = (total.reps + reps, total.seconds + max(0, t - activeSince))
+    activeLabel = nil
+    counter = nil
+  }
+
+  private func repEvent(
+    for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
+  ) {
+    switch event {
+    case .rep(let rep):
+      emit(.rep(t: rep.end, exercise: label, rep: rep, backfilled: backfilled))
+      if let cue = rep.cue { emit(.cue(t: rep.end, exercise: label, message: cue)) }
+    case .cue(let message, let t):
+      emit(.cue(t: t, exercise: label, message: message))
+    }
+  }
+
+  /// Ends the stream: closes the exercise under way and emits the summary.
+  public func finish(emit: (SpotterEvent) -> Void, extra: [String: Double] = [:]) {
+    smoother.finish(at: lastTime) { _ in end(at: lastTime, emit: emit) }
+    emit(
+      .summary(
+        t: lastTime, exercises: order.map { ($0, totals[$0]!.reps, totals[$0]!.seconds) },
+        extra: extra.merging(["bad_lines": Double(badLines)]) { $1 }))
+  }
+
+  /// The summary so far: per exercise, reps and active seconds.
+  public var summary: [(name: String, reps: Int, activeSeconds: Double)] {
+    order.map { label in
+      var total = totals[label]!
+      if label == activeLabel {
+        total.reps += counter?.count ?? 0
+        total.seconds += lastTime - activeSince
+      }
+      return (label, total.reps, total.seconds)
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Poses
+import Randomness
+
+/// Random changes to a clip of poses that keep what the body does: mirroring (sides swapped),
+/// a small roll of the camera, scale, speed, dropped joints, and jitter.
+struct Augmentation {
+  var generator: SeededGenerator
+  /// The first variant of a clip is left as it is.
+  let plain: Bool
+
+  mutating func apply(to clip: [Pose]) -> [Pose] {
+    guard !plain else { return clip }
+    let mirror = generator.unit() < 0.5
+    let roll = Float((generator.unit() * 2 - 1) * 15 * .pi / 180)
+    let scale = Float(0.7 + 0.7 * generator.unit())
+    let speed = 0.75 + 0.6 * generator.unit()
+    let dropout = 0.06 * generator.unit()
+    let jitter = Float(0.015 * generator.unit())
+    // Speed: resample the clip at `speed` times its pace (linear interpolation between ticks).
+    let count = max(8, Int(Double(clip.count) / speed))
+    var out: [Pose] = []
+    out.reserveCapacity(count)
+    let (cos, sin) = (Foundation.cos(roll), Foundation.sin(roll))
+    var size: Float = 1
+    if let measured = clip.lazy.compactMap({ BodySizeEstimator.measure($0, threshold: 0.1) }).first
+    {
+      size = measured
+    }
+    for index in 0..<count {
+      let position = Double(index) * speed
+      let lower = min(Int(position), clip.count - 1)
+      let upper = min(lower + 1, clip.count - 1)
+      var pose = Resampler.interpolate(
+        clip[lower], clip[upper], fraction: Float(position - Double(lower)))
+      if mirror { pose = pose.mirrored }
+      for j in pose.joints.indices where !pose.joints[j].isMissing {
+        if generator.unit() < dropout {
+          pose.joints[j] = Joint.missing
+          continue
+        }
+        let x = pose.joints[j].x
+        let y = pose.joints[j].y
+        pose.joints[j].x = scale * (x * cos - y * sin) + jitter * size * Float(generator.normal())
+        pose.joints[j].y = scale * (x * sin + y * cos) + jitter * size * Float(generator.normal())
+      }
+      out.append(pose)
+    }
+    return out
+  }
+
+  /// The clip repeated until it has at least `count` frames.
+  static func loop(_ clip: [Pose], toAtLeast count: Int) -> [Pose] {
+    var out = clip
+    while out.count < count { out += clip }
+    return out
+  }
+}

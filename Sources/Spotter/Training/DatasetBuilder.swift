@@ -1,0 +1,124 @@
+import ActionModel
+import Foundation
+import MotionSynth
+import Poses
+import Randomness
+
+/// Builds training windows from synthetic workouts and from annotated recordings.
+public enum DatasetBuilder {
+  /// Windows from `count` synthetic workouts (each a new person, camera, detector, frame rate
+  /// and layout), a window every `stride` frames, labelled by the segment their last frame is
+  /// in. Windows mostly in another segment are left out: the runtime's smoother, not the
+  /// network, is meant to decide those moments.
+  public static func synthetic(
+    count: Int, seed: UInt64, labels: [String], stride: Int = 12, progress: ((Int) -> Void)? = nil
+  ) -> TrainingSet {
+    var set = TrainingSet()
+    var generator = SeededGenerator(seed: seed)
+    for index in 0..<count {
+      var recordingGenerator = generator.derived(UInt64(index))
+      let plan = WorkoutPlan.random(
+        sets: 3 + Int(recordingGenerator.next() % 3), generator: &recordingGenerator)
+      var options = RecordingOptions()
+      options.detector =
+        [DetectorModel.light, .normal, .normal, .heavy][Int(recordingGenerator.next() % 4)]
+      options.layout =
+        PoseLayout.allCases[Int(recordingGenerator.next() % UInt64(PoseLayout.allCases.count))]
+      options.extraPartialReps = recordingGenerator.unit() < 0.3 ? 1 : 0
+      let recording = Recorder.record(plan, options: options, seed: recordingGenerator.next())
+      let mirror = recordingGenerator.unit() < 0.5
+      add(recording, mirror: mirror, labels: labels, stride: stride, group: index, to: &set)
+      progress?(index + 1)
+    }
+    _ = generator.next()
+    return set
+  }
+
+  /// A recording's ticks: the frames through the layout writer and back (what a file would
+  /// hold), resampled to 30 fps.
+  static func ticks(_ recording: Recording, mirror: Bool) -> [(t: Double, pose: Pose)] {
+    var resampler = Resampler()
+    var ticks: [(t: Double, pose: Pose)] = []
+    let layout = recording.header.layout
+    let space = recording.header.space
+    for frame in recording.frames {
+      var pose = frame.pose
+      if pose.hasPerson {
+        // Through the layout: joints the layout lacks are lost, as they would be in a file.
+        let raw = layout.layoutJoints(from: pose, space: space).flatMap {
+          [$0.x, $0.y, $0.confidence]
+        }
+        pose = raw.withUnsafeBufferPointer { layout.canonicalPose(from: $0, space: space) }
+        if mirror { pose = pose.mirrored }
+      }
+      resampler.push(t: frame.t, pose: pose) { tick, t in ticks.append((t, tick)) }
+    }
+    return ticks
+  }
+
+  static func add(
+    _ recording: Recording, mirror: Bool, labels: [String], stride: Int, group: Int,
+    to set: inout TrainingSet
+  ) {
+    let ticks = ticks(recording, mirror: mirror)
+    guard !ticks.isEmpty else { return }
+    let features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
+    let T = set.window
+    func segment(at t: Double) -> Recording.Segment? {
+      recording.segments.first { t >= $0.start && t < $0.end }
+    }
+    var end = group % stride  // each recording starts its windows at another phase
+    while end < ticks.count {
+      defer { end += stride }
+      guard let current = segment(at: ticks[end].t),
+        let label = labels.firstIndex(of: current.label)
+      else { continue }
+      let startTime = ticks[max(0, end - T + 1)].t
+      let inside =
+        (ticks[end].t - max(startTime, current.start)) / max(ticks[end].t - startTime, 1e-9)
+      if inside < 0.4 && end >= T { continue }
+      set.append(
+        TrainingSet.window(ending: end, in: features, window: T), label: label, group: group)
+    }
+  }
+
+  /// Windows from annotated recordings (Create ML annotations, real or user-made): each clip
+  /// in `variants` augmented copies (mirror with sides swapped, rotation, scale, speed, joint
+  /// dropout, jitter). A clip shorter than a window is looped to fill one, as a person
+  /// repeating the movement would, so the network never learns clip length from padding.
+  public static func annotated(
+    _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
+    onlyClips: Set<Int>? = nil
+  ) throws -> TrainingSet {
+    var set = TrainingSet()
+    var generator = SeededGenerator(seed: seed)
+    let annotations = try Annotations.read(path)
+    var cache: (path: String, recording: ClipScoring.Recording)?
+    for (index, annotation) in annotations.enumerated() {
+      guard onlyClips?.contains(index) ?? true, let label = labels.firstIndex(of: annotation.label)
+      else { continue }
+      if cache?.path != annotation.resolvedPath {
+        cache = (annotation.resolvedPath, try ClipScoring.read(annotation.resolvedPath))
+      }
+      let clip = Array(
+        ClipScoring.slice(cache!.recording, annotation.startTime, annotation.endTime).map(\.pose))
+      guard clip.count >= 8 else { continue }
+      for variant in 0..<variants {
+        var augmenter = Augmentation(
+          generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0)
+        let poses = augmenter.apply(to: clip)
+        let looped = Augmentation.loop(poses, toAtLeast: set.window + 30)
+        let features = TrainingSet.features(of: looped, spec: FeatureSpec())
+        var end = set.window - 1 + (variant % stride)
+        while end < looped.count {
+          set.append(
+            TrainingSet.window(ending: end, in: features, window: set.window), label: label,
+            group: index)
+          end += stride
+        }
+      }
+    }
+    _ = generator.next()
+    return set
+  }
+}
