@@ -42,7 +42,10 @@ let package = Package(
       dependencies: ["Poses", "Linalg", "Randomness", "ActionModel", "MotionSynth", "RepCounting"]),
     .executableTarget(
       name: "SpotterBench",
-      dependencies: ["Poses", "Linalg", "TestSupport", "ActionModel", "Randomness", "Spotter"],
+      dependencies: [
+        "Poses", "Linalg", "TestSupport", "ActionModel", "Randomness", "Spotter", "MotionSynth",
+        "RepCounting",
+      ],
       path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -63,6 +66,7 @@ let package = Package(
       name: "PerFrameAllocationTests",
       dependencies: [
         "AllocationCounter", "ActionModel", "Poses", "TestSupport", "RepCounting", "MotionSynth",
+        "Spotter",
       ]),
     .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
   ],

@@ -63,6 +63,7 @@ var cases: [(String, () throws -> Measurement)] = [
   ("naive", { NetworkBenchmarks.naive(classifier) }),
   ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
   ("pipeline", { PoseBenchmarks.posePipeline() }),
+  ("session", { try SessionBenchmarks.session(classifier) }),
 ]
 // The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
 let strategyRuns: [(ConvolutionStrategy, Int, Int)] = [
