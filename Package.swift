@@ -31,7 +31,9 @@ let package = Package(
     .target(
       name: "Spotter",
       dependencies: ["Poses", "ActionModel", "RepCounting", "MotionSynth", "Linalg"]),
-    .target(name: "LibSpotter", dependencies: ["ActionModel", "Poses"], exclude: ["spotter.h"]),
+    .target(
+      name: "LibSpotter", dependencies: ["ActionModel", "Poses", "Spotter", "RepCounting"],
+      exclude: ["spotter.h"]),
     .executableTarget(
       name: "SpotterCLI",
       dependencies: [

@@ -61,10 +61,7 @@ public func spotter_model_load(
     let classifier = try WeightsFile.load(String(cString: path))
     return OpaquePointer(Unmanaged.passRetained(CModel(classifier: classifier)).toOpaque())
   } catch {
-    if let buffer = errorBuffer, errorSize > 0 {
-      let message = Array("\(error)".utf8CString.prefix(errorSize - 1)) + [0]
-      message.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: message.count) }
-    }
+    writeError("\(error)", errorBuffer, errorSize)
     return nil
   }
 }

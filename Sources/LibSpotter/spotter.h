@@ -45,6 +45,26 @@ void spotter_stream_push_pose(spotter_stream *stream, const float *joints);
 /* The probabilities (K floats) for the last T frames; equal to spotter_predict on them. */
 void spotter_stream_probabilities(spotter_stream *stream, float *probabilities);
 
+/* Sessions: the whole runtime for one stream (classification, rep counting, cues).
+ * A runtime holds the model and the built-in exercise definitions and is shared (thread-safe);
+ * a session is one stream (one thread at a time). Events are NDJSON lines (DESIGN §10). */
+typedef struct spotter_runtime spotter_runtime;
+typedef struct spotter_session spotter_session;
+
+spotter_runtime *spotter_runtime_create(spotter_model *model, char *error, size_t error_size);
+void spotter_runtime_free(spotter_runtime *runtime);
+spotter_session *spotter_session_create(spotter_runtime *runtime);
+void spotter_session_free(spotter_session *session);
+/* One frame at time t (seconds, never decreasing): 18 canonical joints (x, y, confidence) in
+ * Create ML order, y down; NULL for nobody. Returns how many events are now waiting. */
+int spotter_session_push_pose(spotter_session *session, double t, const float *joints);
+/* Ends the stream: the exercise under way ends and a summary follows. Returns events waiting. */
+int spotter_session_finish(spotter_session *session);
+/* Copies the waiting events, one JSON object per line, NUL-terminated, into buffer and clears
+ * them. Returns the bytes needed (without the NUL): when that is at least buffer_size, nothing
+ * was copied or cleared; call again with a larger buffer. */
+size_t spotter_session_read_events(spotter_session *session, char *buffer, size_t buffer_size);
+
 #ifdef __cplusplus
 }
 #endif

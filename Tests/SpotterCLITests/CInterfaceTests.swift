@@ -10,6 +10,7 @@ import Testing
     #include <math.h>
     #include <stdio.h>
     #include <stdlib.h>
+    #include <string.h>
 
     int main(int argc, char **argv) {
       char error[256];
@@ -40,6 +41,31 @@ import Testing
       for (int k = 0; k < K; k++) worst = fmaxf(worst, fabsf(streamed[k] - windowed[k]));
       printf("nobody-vs-zeros %.2e\n", worst);
       spotter_stream_free(stream);
+
+      /* A session: frames in, NDJSON events out. */
+      spotter_runtime *runtime = spotter_runtime_create(model, error, sizeof error);
+      if (!runtime) { printf("runtime failed: %s\n", error); return 13; }
+      spotter_session *session = spotter_session_create(runtime);
+      float joints[54];
+      for (int t = 0; t < 150; t++) {
+        for (int j = 0; j < 18; j++) {
+          joints[3 * j] = 300 + 10 * (j % 3) + (t % 30);
+          joints[3 * j + 1] = 100 + 20 * j;
+          joints[3 * j + 2] = 0.9f;
+        }
+        spotter_session_push_pose(session, t / 30.0, t % 50 == 7 ? NULL : joints);
+      }
+      int waiting = spotter_session_finish(session);
+      char tiny[4];
+      size_t needed = spotter_session_read_events(session, tiny, sizeof tiny);
+      char *events = malloc(needed + 1);
+      size_t copied = spotter_session_read_events(session, events, needed + 1);
+      char empty[8];
+      size_t after = spotter_session_read_events(session, empty, sizeof empty);
+      printf("waiting %d needed-again %d cleared %d summary %d\n", waiting > 0, needed == copied, after == 0,
+             strstr(events, "\"type\":\"summary\"") != NULL);
+      spotter_session_free(session);
+      spotter_runtime_free(runtime);
       spotter_model_free(model);
       return 0;
     }
@@ -73,12 +99,13 @@ import Testing
     run.waitUntilExit()
     #expect(run.terminationStatus == 0, "\(text)")
     let lines = text.split(separator: "\n").map(String.init)
-    try #require(lines.count == 4, "\(text)")
+    try #require(lines.count == 5, "\(text)")
     #expect(lines[0] == "error: /nonexistent.spotter: no such file")
     #expect(lines[1] == "T=60 F=54 K=13 first=squat last=other none=null")
     let parts = lines[2].split(separator: " ")
     #expect(Float(parts[1])! <= 1e-5)
     #expect(abs(Float(parts[3])! - 1) < 1e-4)
     #expect(Float(lines[3].split(separator: " ")[1])! <= 1e-6)
+    #expect(lines[4] == "waiting 1 needed-again 1 cleared 1 summary 1")
   }
 }

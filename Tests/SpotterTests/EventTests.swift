@@ -59,9 +59,10 @@ import Testing
     let squat: (Int?, Float) = (1, 0.9)
     let other: (Int?, Float) = (9, 0.9)
     let changes = Self.run([
-      other, squat, squat, squat, squat, other, squat, other, other, other, other, other,
+      other, squat, squat, squat, squat, other, squat, other, other, other, other, other, other,
+      other,
     ])
-    // A single odd window does not end the set; four in a row do, from the first of them.
+    // A single odd window does not end the set; six in a row do, from the first of them.
     #expect(changes == ["start 1 @1", "end 1 @7"])
   }
 
@@ -82,14 +83,20 @@ import Testing
     let a: (Int?, Float) = (1, 0.9)
     let b: (Int?, Float) = (2, 0.9)
     #expect(
-      Self.run([a, a, a, a, b, b, b, b, b]) == ["start 1 @0", "end 1 @4", "start 2 @4", "end 2 @9"])
+      Self.run([a, a, a, a, b, b, b, b, b, b, b]) == [
+        "start 1 @0", "end 1 @4", "start 2 @4", "end 2 @11",
+      ])
+    // Three or four of the other, then back: no switch.
+    #expect(Self.run([a, a, a, b, b, b, b, a, a, b, b, b, a]) == ["start 1 @0", "end 1 @13"])
   }
 
   @Test func nobodyEndsAnExercise() {
     let a: (Int?, Float) = (1, 0.9)
     let nobody: (Int?, Float) = (nil, 0)
     #expect(
-      Self.run([a, a, a, nobody, nobody, nobody, nobody, nobody]) == ["start 1 @0", "end 1 @3"])
+      Self.run([a, a, a, nobody, nobody, nobody, nobody, nobody, nobody]) == [
+        "start 1 @0", "end 1 @3",
+      ])
   }
 }
 

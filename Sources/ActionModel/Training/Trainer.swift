@@ -17,6 +17,9 @@ public enum Trainer {
     /// Epochs without a better validation accuracy before stopping.
     public var patience = 4
     public var seed: UInt64 = 1
+    /// How often each class is drawn relative to the others (default: all equal). `other`
+    /// covers everything that is not an exercise, so it deserves more than one share.
+    public var classWeights: [Double]? = nil
 
     public init() {}
   }
@@ -65,6 +68,15 @@ public enum Trainer {
     var batchLabels = [Int](repeating: 0, count: options.batch)
     let batches = max(1, options.windowsPerEpoch / options.batch)
     var stale = 0
+    // Class choice by weight (cumulative shares over the classes present).
+    let weights = present.map { options.classWeights?[$0] ?? 1 }
+    let total = weights.reduce(0, +)
+    var cumulative: [Double] = []
+    for weight in weights { cumulative.append((cumulative.last ?? 0) + weight / total) }
+    func draw(_ generator: inout SeededGenerator) -> Int {
+      let u = generator.unit()
+      return present[cumulative.firstIndex { u < $0 } ?? present.count - 1]
+    }
     for epoch in 0..<options.epochs {
       // Cosine decay from the learning rate to a twentieth of it.
       let phase = Float(epoch) / Float(max(options.epochs - 1, 1))
@@ -74,7 +86,7 @@ public enum Trainer {
       var correct = 0
       for b in 0..<batches {
         for slot in 0..<options.batch {
-          let members = byClass[present[Int(generator.next() % UInt64(present.count))]]
+          let members = byClass[draw(&generator)]
           let index = members[Int(generator.next() % UInt64(members.count))]
           batchLabels[slot] = labels[index]
           batchWindows.withUnsafeMutableBufferPointer { target in

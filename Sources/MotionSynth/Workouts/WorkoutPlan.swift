@@ -38,6 +38,8 @@ public struct WorkoutPlan: Sendable, Equatable {
   /// A random workout of `sets` sets with rests and other movement between them.
   public static func random(sets: Int, generator: inout SeededGenerator) -> WorkoutPlan {
     var items: [Item] = []
+    // Half the workouts start with a walk into position; half end with a walk away.
+    if generator.unit() < 0.5 { items.append(.other(.walking, seconds: 3 + 5 * generator.unit())) }
     for index in 0..<sets {
       let motion = ExerciseMotion.allCases[
         Int(generator.next() % UInt64(ExerciseMotion.allCases.count))]
@@ -52,6 +54,7 @@ public struct WorkoutPlan: Sendable, Equatable {
             : .other(kind, seconds: 3 + 8 * generator.unit()))
       }
     }
+    if generator.unit() < 0.5 { items.append(.other(.walking, seconds: 3 + 5 * generator.unit())) }
     return WorkoutPlan(items: items)
   }
 

@@ -48,7 +48,7 @@ struct LabelSmoother {
         exitStreak += 1
       }
       if exitStreak >= options.exitPredictions
-        || (confident && label != active && streak >= options.dwell)
+        || (confident && label != active && streak >= options.switchDwell)
       {
         changes(
           .ended(

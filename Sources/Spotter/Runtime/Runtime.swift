@@ -31,8 +31,12 @@ public struct SessionOptions: Sendable {
   /// ...for this many predictions in a row (1 s at the default stride).
   public var dwell = 3
   /// It ends after this many predictions in a row of `other`, nobody, or another exercise
-  /// (1.3 s): a rep's pause or one odd window does not end a set.
-  public var exitPredictions = 4
+  /// (2 s): a rep's pause or a few odd windows do not end a set. The end is reported at the
+  /// first of them, so waiting costs latency, not accuracy.
+  public var exitPredictions = 6
+  /// Switching straight to another exercise takes this many confident predictions of it in a
+  /// row (2 s): two similar exercises (squats and lunges) must not take turns.
+  public var switchDwell = 6
   /// Below this top probability a prediction is reported as low-confidence and never starts
   /// an exercise.
   public var lowConfidence: Float = 0.45

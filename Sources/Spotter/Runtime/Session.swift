@@ -32,6 +32,10 @@ public final class Session {
   private var counter: RepCounter?
   private var activeLabel: String?
   private var activeSince = 0.0
+  /// Per exercise, the last tick its engine was given, so backfill never counts a stretch
+  /// twice for the same exercise (a stretch another exercise's engine saw, when the classifier
+  /// was wrong at first, is replayed).
+  private var countedUntil: [String: Double] = [:]
   private var counters: [String: RepCounter] = [:]
   private var totals: [String: (reps: Int, seconds: Double)] = [:]
   private var order: [String] = []
@@ -87,7 +91,10 @@ public final class Session {
     presence[presenceNext] = present
     if present { presentCount += 1 }
     presenceNext = (presenceNext + 1) % presence.count
-    counter?.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
+    if let counter {
+      counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
+      countedUntil[activeLabel!] = t
+    }
     guard ticks % runtime.options.stride == 0 else { return }
     predict(at: t, emit: emit)
   }
@@ -137,10 +144,13 @@ public final class Session {
     guard let counter = counters[label] else { return }  // `other`, or no definition: nothing to count
     counter.reset()
     self.counter = counter
-    // Backfill: the engine replays the buffered history first, oldest tick first.
+    // Backfill: the engine replays the buffered history first, oldest tick first, but not
+    // ticks an engine has already seen: after a switch back, the reps of the earlier stretch
+    // were counted there.
     for age in stride(from: historyCount - 1, through: 0, by: -1) {
       let slot = (historyNext - 1 - age + 2 * history.count) % history.count
       let (time, pose) = history[slot]
+      guard time > countedUntil[label, default: -.infinity] else { continue }
       counter.process(pose, t: time) { repEvent(for: label, $0, backfilled: true, emit: emit) }
     }
   }

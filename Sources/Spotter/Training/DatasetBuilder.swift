@@ -88,14 +88,14 @@ public enum DatasetBuilder {
   /// repeating the movement would, so the network never learns clip length from padding.
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
-    onlyClips: Set<Int>? = nil
+    include: (Int) -> Bool = { _ in true }
   ) throws -> TrainingSet {
     var set = TrainingSet()
     var generator = SeededGenerator(seed: seed)
     let annotations = try Annotations.read(path)
     var cache: (path: String, recording: ClipScoring.Recording)?
     for (index, annotation) in annotations.enumerated() {
-      guard onlyClips?.contains(index) ?? true, let label = labels.firstIndex(of: annotation.label)
+      guard include(index), let label = labels.firstIndex(of: annotation.label)
       else { continue }
       if cache?.path != annotation.resolvedPath {
         cache = (annotation.resolvedPath, try ClipScoring.read(annotation.resolvedPath))

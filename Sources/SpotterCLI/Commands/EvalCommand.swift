@@ -17,6 +17,11 @@ enum EvalCommand {
       .flag("reps-only", "Only count reps (no classifier needed)."),
       .value("stride", "N", "Frames between window predictions.", default: "10"),
       .flag("json", "Print one JSON object."),
+      FoldOption.option,
+      .value(
+        "min-clip-seconds", "S",
+        "Classify only clips at least this long (transitions between sets are short).", default: "0"
+      ),
     ],
     discussion: """
       Each annotation is one clip: its frames from start_time to end_time. A clip's label is the
@@ -37,15 +42,19 @@ enum EvalCommand {
       arguments.flag("reps-only")
       ? nil : try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
     let stride = try arguments.int("stride", range: 1...600)!
+    let minimum = try arguments.double("min-clip-seconds", range: 0...3600)!
     var report = EvaluationReport(labels: classifier?.labels ?? [])
     var cache: (path: String, recording: ClipScoring.Recording)?
     let showProgress = Terminal.isTerminal(2)
-    for (index, annotation) in annotations.enumerated() {
+    let fold = try FoldOption.parse(arguments, command: command)
+    for (index, annotation) in annotations.enumerated()
+    where fold.map({ index % $0.count == $0.index }) ?? true {
       if cache?.path != annotation.resolvedPath {
         cache = (annotation.resolvedPath, try ClipScoring.read(annotation.resolvedPath))
       }
       let recording = cache!.recording
-      if let classifier {
+      let long = (annotation.endTime ?? .infinity) - (annotation.startTime ?? 0) >= minimum
+      if let classifier, long {
         let (windows, mean) = ClipScoring.classify(
           recording, from: annotation.startTime, to: annotation.endTime, classifier: classifier,
           stride: stride)

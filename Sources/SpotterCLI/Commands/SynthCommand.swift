@@ -31,6 +31,13 @@ enum SynthCommand {
       .value("units", "UNITS", "pixels or normalized.", default: "pixels"),
       .value("origin", "ORIGIN", "top-left or bottom-left.", default: "top-left"),
       .value("partial", "N", "Partial reps (not counted) added to every set.", default: "0"),
+      .value(
+        "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
+        default: "0"),
+      .flag("no-face", "Leave out eyes and ears (as Penn Action and some COCO pipelines do)."),
+      .flag(
+        "normalize-per-frame",
+        "Min-max normalise each frame's coordinates to its own box, as some pipelines do."),
     ],
     discussion: """
       Each recording is one pose file (JSON Lines) of one person doing the workout, seen by a
@@ -92,6 +99,9 @@ enum SynthCommand {
     options.origin = origin
     options.extraPartialReps = try arguments.int("partial", range: 0...20)!
     let count = try arguments.int("count", range: 1...100_000)!
+    let missing = try arguments.double("missing", range: 0...0.95)!
+    let noFace = arguments.flag("no-face")
+    let perFrame = arguments.flag("normalize-per-frame")
     let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var annotations: [Annotation] = []
@@ -107,8 +117,17 @@ enum SynthCommand {
       let name = String(format: "synth-%06llu.jsonl", seed)
       let writer = try PoseFileWriter(
         path: folder + "/" + name, format: .jsonl, header: recording.header)
+      var dropper = SeededGenerator(seed: seed ^ 0xD40)
       for frame in recording.frames {
-        try writer.write(t: frame.t, people: frame.pose.hasPerson ? [frame.pose] : [])
+        var pose = frame.pose
+        if missing > 0, dropper.unit() < missing { pose = .nobody }
+        if noFace {
+          for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] {
+            pose[joint] = .missing
+          }
+        }
+        if perFrame { pose = normalizedToItsBox(pose, space: recording.header.space) }
+        try writer.write(t: frame.t, people: pose.hasPerson ? [pose] : [])
       }
       try writer.flush()
       for segment in recording.segments {
@@ -127,5 +146,28 @@ enum SynthCommand {
       "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations to \(folder)."
     )
     return 0
+  }
+
+  /// The pose scaled so its joints' box spans 0…1 in both directions (in the file's space: the
+  /// writer maps back), as pipelines that normalise each frame do.
+  static func normalizedToItsBox(_ pose: Pose, space: CoordinateSpace) -> Pose {
+    guard pose.hasPerson else { return pose }
+    var (minX, minY, maxX, maxY) = (
+      Float.infinity, Float.infinity, -Float.infinity, -Float.infinity
+    )
+    for index in pose.joints.indices where !pose.joints[index].isMissing {
+      let (x, y) = space.toSource(x: pose.joints[index].x, y: pose.joints[index].y)
+      (minX, maxX, minY, maxY) = (min(minX, x), max(maxX, x), min(minY, y), max(maxY, y))
+    }
+    var result = pose
+    for index in result.joints.indices where !result.joints[index].isMissing {
+      let (x, y) = space.toSource(x: result.joints[index].x, y: result.joints[index].y)
+      let nx = maxX > minX ? (x - minX) / (maxX - minX) : 0.5
+      let ny = maxY > minY ? (y - minY) / (maxY - minY) : 0.5
+      let back = space.toInternal(x: nx, y: ny)
+      result.joints[index].x = back.x
+      result.joints[index].y = back.y
+    }
+    return result
   }
 }

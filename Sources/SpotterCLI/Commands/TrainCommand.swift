@@ -27,6 +27,10 @@ enum TrainCommand {
         default: "0.15"),
       .value("architecture", "NAME", "standard or tiny.", default: "standard"),
       .value("seed", "N", "Seed for data, initialisation and sampling.", default: "1"),
+      .value(
+        "other-weight", "X", "How much more often 'other' windows are drawn than each exercise's.",
+        default: "3"),
+      FoldOption.option,
     ],
     discussion: """
       The same arguments, data and machine give the same weights, bit for bit. Held-out
@@ -52,8 +56,10 @@ enum TrainCommand {
     options.windowsPerEpoch = try arguments.int("windows-per-epoch", range: 64...10_000_000)!
     options.learningRate = Float(try arguments.double("learning-rate", range: 1e-6...1)!)
     options.seed = seed
+    let otherWeight = try arguments.double("other-weight", range: 0.01...100)!
     let validation = try arguments.double("validation", range: 0...0.9)!
     let labels = Labels.all
+    options.classWeights = labels.map { $0 == Labels.other ? otherWeight : 1 }
     let config: NetworkConfig
     switch arguments.string("architecture")! {
     case "standard": config = .standard(classes: labels.count)
@@ -80,8 +86,12 @@ enum TrainCommand {
       let variants = try arguments.int("variants", range: 1...100)!
       var set: TrainingSet
       do {
+        let fold = try FoldOption.parse(arguments, command: command)
         set = try DatasetBuilder.annotated(
-          annotations, labels: labels, variants: variants, seed: seed ^ 0xA5A5)
+          annotations, labels: labels, variants: variants, seed: seed ^ 0xA5A5
+        ) { clip in
+          fold.map { clip % $0.count != $0.index } ?? true
+        }
       } catch let error as PoseFileError {
         throw CLIError.failure(
           "\(error)", hint: "check the annotation file and the pose files it names.")
