@@ -140,16 +140,7 @@ public final class CSVPoseReader: PoseSource {
       return .skipped(
         PoseFileError(file: name, line: line, column: error.column, message: error.message))
     }
-    let t: Double
-    switch clock.time(stated: stated) {
-    case .success(let value): t = value
-    case .failure(let error):
-      return .skipped(PoseFileError(file: name, line: line, message: error.message))
-    }
-    clock.accept(t)
-    frame.t = t
-    frame.line = line
-    frame.people.removeAll(keepingCapacity: true)
+    if let error = clock.stamp(&frame, stated: stated, line: line, file: name) { return .skipped(error) }
     let pose = joints.withUnsafeBufferPointer {
       header.layout.canonicalPose(from: $0, space: header.space)
     }

@@ -69,16 +69,7 @@ public final class JSONLinesPoseReader: PoseSource {
         return .skipped(
           PoseFileError(file: name, line: number, column: error.column, message: error.message))
       }
-      let t: Double
-      switch clock.time(stated: parsed.t) {
-      case .success(let value): t = value
-      case .failure(let error):
-        return .skipped(PoseFileError(file: name, line: number, message: error.message))
-      }
-      clock.accept(t)
-      frame.t = t
-      frame.line = number
-      frame.people.removeAll(keepingCapacity: true)
+      if let error = clock.stamp(&frame, stated: parsed.t, line: number, file: name) { return .skipped(error) }
       let stride = header.layout.jointCount * 3
       joints.withUnsafeBufferPointer { buffer in
         for person in 0..<parsed.people {

@@ -58,4 +58,18 @@ struct FrameClock {
 
   /// Accepts the time of a frame that was read in full.
   mutating func accept(_ t: Double) { last = t }
+
+  /// Times a frame line that parsed: on success starts `frame` at that time and line (people
+  /// cleared) and returns nil; otherwise the error for the line.
+  mutating func stamp(_ frame: inout PeopleFrame, stated: Double?, line: Int, file: String) -> PoseFileError? {
+    switch time(stated: stated) {
+    case .failure(let error): return PoseFileError(file: file, line: line, message: error.message)
+    case .success(let t):
+      accept(t)
+      frame.t = t
+      frame.line = line
+      frame.people.removeAll(keepingCapacity: true)
+      return nil
+    }
+  }
 }

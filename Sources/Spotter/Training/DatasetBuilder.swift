@@ -26,8 +26,14 @@ public enum DatasetBuilder {
         PoseLayout.allCases[Int(recordingGenerator.next() % UInt64(PoseLayout.allCases.count))]
       options.extraPartialReps = recordingGenerator.unit() < 0.3 ? 1 : 0
       let recording = Recorder.record(plan, options: options, seed: recordingGenerator.next())
-      let mirror = recordingGenerator.unit() < 0.5
-      add(recording, mirror: mirror, labels: labels, stride: stride, group: index, to: &set)
+      // Per recording, as a pipeline would differ: mirrored sides; no face (Penn Action, and
+      // detectors that drop eyes and ears); squashed or stretched (coordinates normalised per
+      // axis, as some pipelines do).
+      var variation = Variation()
+      variation.mirror = recordingGenerator.unit() < 0.5
+      variation.noFace = recordingGenerator.unit() < 0.3
+      if recordingGenerator.unit() < 0.3 { variation.aspect = Float(0.6 + 1.1 * recordingGenerator.unit()) }
+      add(recording, variation: variation, labels: labels, stride: stride, group: index, to: &set)
       progress?(index + 1)
     }
     _ = generator.next()
@@ -36,7 +42,15 @@ public enum DatasetBuilder {
 
   /// A recording's ticks: the frames through the layout writer and back (what a file would
   /// hold), resampled to 30 fps.
-  static func ticks(_ recording: Recording, mirror: Bool) -> [(t: Double, pose: Pose)] {
+  /// How a recording's poses are changed before training, to look like other pipelines'.
+  struct Variation {
+    var mirror = false
+    var noFace = false
+    /// Horizontal scale relative to vertical.
+    var aspect: Float = 1
+  }
+
+  static func ticks(_ recording: Recording, variation: Variation) -> [(t: Double, pose: Pose)] {
     var resampler = Resampler()
     var ticks: [(t: Double, pose: Pose)] = []
     let layout = recording.header.layout
@@ -49,7 +63,9 @@ public enum DatasetBuilder {
           [$0.x, $0.y, $0.confidence]
         }
         pose = raw.withUnsafeBufferPointer { layout.canonicalPose(from: $0, space: space) }
-        if mirror { pose = pose.mirrored }
+        if variation.mirror { pose = pose.mirrored }
+        if variation.noFace { for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] { pose[joint] = .missing } }
+        if variation.aspect != 1 { for index in pose.joints.indices { pose.joints[index].x *= variation.aspect } }
       }
       resampler.push(t: frame.t, pose: pose) { tick, t in ticks.append((t, tick)) }
     }
@@ -57,10 +73,10 @@ public enum DatasetBuilder {
   }
 
   static func add(
-    _ recording: Recording, mirror: Bool, labels: [String], stride: Int, group: Int,
+    _ recording: Recording, variation: Variation, labels: [String], stride: Int, group: Int,
     to set: inout TrainingSet
   ) {
-    let ticks = ticks(recording, mirror: mirror)
+    let ticks = ticks(recording, variation: variation)
     guard !ticks.isEmpty else { return }
     let features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
     let T = set.window

@@ -10,9 +10,7 @@ enum InitWeightsCommand {
     summary: "Write a seeded, untrained model (the tiny test model is made this way).",
     options: [
       .value("output", "FILE", "Where to write the weights file."),
-      .value(
-        "architecture", "NAME", "standard (0.15 M parameters) or tiny (for tests).",
-        default: "standard"),
+      ArchitectureOption.option,
       .value(
         "labels", "LIST", "Comma-separated labels.", default: Labels.all.joined(separator: ",")),
       .value("seed", "N", "Random seed for the initial weights.", default: "1"),
@@ -30,14 +28,7 @@ enum InitWeightsCommand {
       throw CLIError.usage("--labels needs at least two different labels", command: command)
     }
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
-    let config: NetworkConfig
-    switch arguments.string("architecture")! {
-    case "standard": config = .standard(classes: labels.count)
-    case "tiny": config = .tiny(classes: labels.count)
-    case let other:
-      throw CLIError.usage(
-        "unknown architecture '\(other)'; expected standard or tiny", command: command)
-    }
+    let config = try ArchitectureOption.config(arguments, classes: labels.count, command: command)
     var generator = SeededGenerator(seed: seed)
     let parameters = Parameters(config: config, initialisedWith: &generator)
     // The command without --output, so the same model written anywhere has the same bytes.

@@ -35,6 +35,7 @@ enum SynthCommand {
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
       .flag("no-face", "Leave out eyes and ears (as Penn Action and some COCO pipelines do)."),
+      .flag("swap-sides", "Write left joints as right and right as left, as a mirrored front camera does."),
       .flag(
         "normalize-per-frame",
         "Min-max normalise each frame's coordinates to its own box, as some pipelines do."),
@@ -102,6 +103,7 @@ enum SynthCommand {
     let missing = try arguments.double("missing", range: 0...0.95)!
     let noFace = arguments.flag("no-face")
     let perFrame = arguments.flag("normalize-per-frame")
+    let swapSides = arguments.flag("swap-sides")
     let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var annotations: [Annotation] = []
@@ -127,6 +129,7 @@ enum SynthCommand {
           }
         }
         if perFrame { pose = normalizedToItsBox(pose, space: recording.header.space) }
+        if swapSides { pose = pose.mirrored }
         try writer.write(t: frame.t, people: pose.hasPerson ? [pose] : [])
       }
       try writer.flush()

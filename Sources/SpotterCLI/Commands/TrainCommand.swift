@@ -25,7 +25,7 @@ enum TrainCommand {
       .value(
         "validation", "X", "Share of recordings and clips held out to pick the best epoch.",
         default: "0.15"),
-      .value("architecture", "NAME", "standard or tiny.", default: "standard"),
+      ArchitectureOption.option,
       .value("seed", "N", "Seed for data, initialisation and sampling.", default: "1"),
       .value(
         "other-weight", "X", "How much more often 'other' windows are drawn than each exercise's.",
@@ -60,14 +60,7 @@ enum TrainCommand {
     let validation = try arguments.double("validation", range: 0...0.9)!
     let labels = Labels.all
     options.classWeights = labels.map { $0 == Labels.other ? otherWeight : 1 }
-    let config: NetworkConfig
-    switch arguments.string("architecture")! {
-    case "standard": config = .standard(classes: labels.count)
-    case "tiny": config = .tiny(classes: labels.count)
-    case let other:
-      throw CLIError.usage(
-        "unknown architecture '\(other)'; expected standard or tiny", command: command)
-    }
+    let config = try ArchitectureOption.config(arguments, classes: labels.count, command: command)
     let started = Date()
     let terminal = Terminal.isTerminal(2)
     func say(_ text: String) { Terminal.error(text) }
