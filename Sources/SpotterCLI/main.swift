@@ -21,6 +21,8 @@ enum SpotterCommandLine {
     TrainCommand.command,
     ClassifyCommand.command,
     DemoCommand.command,
+    ServeCommand.command,
+    StatusCommand.command,
   ]
 
   static let version = "0.1.0"

@@ -140,7 +140,9 @@ public final class CSVPoseReader: PoseSource {
       return .skipped(
         PoseFileError(file: name, line: line, column: error.column, message: error.message))
     }
-    if let error = clock.stamp(&frame, stated: stated, line: line, file: name) { return .skipped(error) }
+    if let error = clock.stamp(&frame, stated: stated, line: line, file: name) {
+      return .skipped(error)
+    }
     let pose = joints.withUnsafeBufferPointer {
       header.layout.canonicalPose(from: $0, space: header.space)
     }

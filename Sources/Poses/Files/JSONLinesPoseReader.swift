@@ -4,9 +4,7 @@ public final class JSONLinesPoseReader: PoseSource {
   public let header: PoseFileHeader
   public let name: String
   private let lines: LineReader
-  private let parser: FrameLineParser
-  private var clock: FrameClock
-  private var joints: [Float] = []
+  private var decoder: PoseLineDecoder
 
   /// Starts reading `lines`, whose first line must be the header.
   ///
@@ -38,46 +36,26 @@ public final class JSONLinesPoseReader: PoseSource {
         throw PoseFileError(file: name, line: lines.lineNumber, message: error.message)
       }
     }
-    parser = FrameLineParser(jointNames: header.layout.jointNames)
-    clock = FrameClock(fps: header.fps)
-    joints.reserveCapacity(header.layout.jointCount * 3 * 4)
+    decoder = PoseLineDecoder(header: header, name: name)
   }
 
   public func next(into frame: inout PeopleFrame) throws -> PoseReadResult {
     while true {
       guard let line = try lines.next() else { return .end }
       let number = lines.lineNumber
-      let text: UnsafeBufferPointer<UInt8>
       switch line {
       case .tooLong(let length):
-        _ = clock.time(stated: nil)
+        decoder.skipLine()
         return .skipped(
           PoseFileError(
             file: name, line: number,
             message:
               "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was skipped"
           ))
-      case .text(let bytes):
-        text = bytes
+      case .text(let text):
+        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are no frames
+        return decoder.decode(text, line: number, into: &frame)
       }
-      if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are no frames
-      let parsed: FrameLineParser.Result
-      do {
-        parsed = try parser.parse(text, joints: &joints)
-      } catch {
-        _ = clock.time(stated: nil)
-        return .skipped(
-          PoseFileError(file: name, line: number, column: error.column, message: error.message))
-      }
-      if let error = clock.stamp(&frame, stated: parsed.t, line: number, file: name) { return .skipped(error) }
-      let stride = header.layout.jointCount * 3
-      joints.withUnsafeBufferPointer { buffer in
-        for person in 0..<parsed.people {
-          let raw = UnsafeBufferPointer(rebasing: buffer[person * stride..<(person + 1) * stride])
-          frame.people.append(header.layout.canonicalPose(from: raw, space: header.space))
-        }
-      }
-      return .frame
     }
   }
 }

@@ -140,7 +140,7 @@ public struct PoseFileHeader: Equatable, Sendable {
     return "{" + parts.joined(separator: ",") + "}"
   }
 
-  static let example =
+  public static let example =
     "{\"spotter\":\"poses\",\"version\":1,\"layout\":\"coco17\",\"units\":\"pixels\",\"origin\":\"top-left\",\"fps\":30}"
 
   /// A value as JSON text, for messages and for keeping unknown keys.

@@ -61,7 +61,9 @@ struct FrameClock {
 
   /// Times a frame line that parsed: on success starts `frame` at that time and line (people
   /// cleared) and returns nil; otherwise the error for the line.
-  mutating func stamp(_ frame: inout PeopleFrame, stated: Double?, line: Int, file: String) -> PoseFileError? {
+  mutating func stamp(_ frame: inout PeopleFrame, stated: Double?, line: Int, file: String)
+    -> PoseFileError?
+  {
     switch time(stated: stated) {
     case .failure(let error): return PoseFileError(file: file, line: line, message: error.message)
     case .success(let t):

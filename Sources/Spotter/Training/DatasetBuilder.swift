@@ -32,7 +32,9 @@ public enum DatasetBuilder {
       var variation = Variation()
       variation.mirror = recordingGenerator.unit() < 0.5
       variation.noFace = recordingGenerator.unit() < 0.3
-      if recordingGenerator.unit() < 0.3 { variation.aspect = Float(0.6 + 1.1 * recordingGenerator.unit()) }
+      if recordingGenerator.unit() < 0.3 {
+        variation.aspect = Float(0.6 + 1.1 * recordingGenerator.unit())
+      }
       add(recording, variation: variation, labels: labels, stride: stride, group: index, to: &set)
       progress?(index + 1)
     }
@@ -40,8 +42,6 @@ public enum DatasetBuilder {
     return set
   }
 
-  /// A recording's ticks: the frames through the layout writer and back (what a file would
-  /// hold), resampled to 30 fps.
   /// How a recording's poses are changed before training, to look like other pipelines'.
   struct Variation {
     var mirror = false
@@ -50,6 +50,8 @@ public enum DatasetBuilder {
     var aspect: Float = 1
   }
 
+  /// A recording's ticks: the frames through the layout writer and back (what a file would
+  /// hold), changed by `variation`, resampled to 30 fps.
   static func ticks(_ recording: Recording, variation: Variation) -> [(t: Double, pose: Pose)] {
     var resampler = Resampler()
     var ticks: [(t: Double, pose: Pose)] = []
@@ -64,8 +66,14 @@ public enum DatasetBuilder {
         }
         pose = raw.withUnsafeBufferPointer { layout.canonicalPose(from: $0, space: space) }
         if variation.mirror { pose = pose.mirrored }
-        if variation.noFace { for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] { pose[joint] = .missing } }
-        if variation.aspect != 1 { for index in pose.joints.indices { pose.joints[index].x *= variation.aspect } }
+        if variation.noFace {
+          for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] {
+            pose[joint] = .missing
+          }
+        }
+        if variation.aspect != 1 {
+          for index in pose.joints.indices { pose.joints[index].x *= variation.aspect }
+        }
       }
       resampler.push(t: frame.t, pose: pose) { tick, t in ticks.append((t, tick)) }
     }

@@ -35,7 +35,9 @@ enum SynthCommand {
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
       .flag("no-face", "Leave out eyes and ears (as Penn Action and some COCO pipelines do)."),
-      .flag("swap-sides", "Write left joints as right and right as left, as a mirrored front camera does."),
+      .flag(
+        "swap-sides",
+        "Write left joints as right and right as left, as a mirrored front camera does."),
       .flag(
         "normalize-per-frame",
         "Min-max normalise each frame's coordinates to its own box, as some pipelines do."),

@@ -40,7 +40,7 @@ enum WeightsInspection {
       row("Data", metadata.provenance.data.joined(separator: "; "))
     }
     for key in metadata.provenance.notes.keys.sorted() {
-      row("  \(key)", metadata.provenance.notes[key]!)
+      lines.append("  \(key): \(metadata.provenance.notes[key]!)")
     }
     return lines.joined(separator: "\n")
   }

@@ -1,0 +1,48 @@
+/// Decodes the frame lines of a JSON Lines pose stream, one line at a time, from bytes: what a
+/// file reader and a network server both need once the header is known.
+///
+/// Keeps the stream's clock (frames without `t`, `t` never decreasing) and reuses its buffers,
+/// so decoding a good line allocates nothing.
+public struct PoseLineDecoder {
+  public let header: PoseFileHeader
+  public let name: String
+  private let parser: FrameLineParser
+  private var clock: FrameClock
+  private var joints: [Float] = []
+
+  public init(header: PoseFileHeader, name: String) {
+    self.header = header
+    self.name = name
+    parser = FrameLineParser(jointNames: header.layout.jointNames)
+    clock = FrameClock(fps: header.fps)
+    joints.reserveCapacity(header.layout.jointCount * 3 * 4)
+  }
+
+  /// Decodes one frame line into `frame`: `.frame`, or `.skipped` with what was wrong.
+  public mutating func decode(
+    _ text: UnsafeBufferPointer<UInt8>, line: Int, into frame: inout PeopleFrame
+  ) -> PoseReadResult {
+    let parsed: FrameLineParser.Result
+    do {
+      parsed = try parser.parse(text, joints: &joints)
+    } catch {
+      _ = clock.time(stated: nil)
+      return .skipped(
+        PoseFileError(file: name, line: line, column: error.column, message: error.message))
+    }
+    if let error = clock.stamp(&frame, stated: parsed.t, line: line, file: name) {
+      return .skipped(error)
+    }
+    let stride = header.layout.jointCount * 3
+    joints.withUnsafeBufferPointer { buffer in
+      for person in 0..<parsed.people {
+        let raw = UnsafeBufferPointer(rebasing: buffer[person * stride..<(person + 1) * stride])
+        frame.people.append(header.layout.canonicalPose(from: raw, space: header.space))
+      }
+    }
+    return .frame
+  }
+
+  /// Counts a line that could not even be read (too long) in the stream's clock.
+  public mutating func skipLine() { _ = clock.time(stated: nil) }
+}

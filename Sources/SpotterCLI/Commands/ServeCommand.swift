@@ -1,0 +1,106 @@
+import Foundation
+import Spotter
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `spotter serve`: the daemon. `spotter status`: its counters.
+enum ServeCommand {
+  static let command = Command(
+    name: "serve",
+    summary:
+      "Run the daemon: one session per connection over a Unix socket and/or TCP on 127.0.0.1.",
+    options: RuntimeOptions.options + [
+      .value(
+        "socket", "PATH", "Unix socket to listen on.",
+        default: "$XDG_RUNTIME_DIR/spotter.sock, else /tmp/spotter-UID.sock"),
+      .value("port", "N", "Also (or, with --no-socket, only) listen on 127.0.0.1:N."),
+      .flag("no-socket", "Do not listen on a Unix socket."),
+      .value(
+        "max-connections", "N", "Connections at once; more are refused with an error event.",
+        default: "1024"),
+      .value(
+        "max-line", "BYTES", "Longest line accepted; longer ones get an error event.",
+        default: "65536"),
+      .value("idle", "SECONDS", "Close connections silent for this long.", default: "60"),
+      .value(
+        "history", "FILE", "Workout history each finished session is appended to.",
+        default: "$XDG_DATA_HOME/spotter/history.jsonl"),
+    ],
+    discussion: """
+      Protocol: send a pose-file header line, then frame lines (README, "Pose files"); read NDJSON
+      events back. {"cmd":"stats"} on any connection returns the server's counters. SIGTERM
+      stops accepting, summarises the open sessions into the history and exits 0; SIGHUP reloads
+      the exercise definitions.
+      """,
+    run: run
+  )
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    let runtime = try RuntimeOptions.runtime(arguments)
+    var configuration = Daemon.Configuration()
+    configuration.socketPath =
+      arguments.flag("no-socket") ? nil : (arguments.values["socket"] ?? Socket.defaultPath)
+    configuration.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
+    configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
+    configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
+    configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
+    configuration.historyPath = arguments.values["history"] ?? WorkoutHistory.defaultPath
+    configuration.exercisesFolder = arguments.string("exercises")
+    let daemon = Daemon(runtime: runtime, configuration: configuration)
+    do {
+      try daemon.listen()
+    } catch let error as DaemonError {
+      throw CLIError.failure(
+        error.message, hint: "another server may be running; pick another --socket or --port.")
+    }
+    var places: [String] = []
+    if let path = configuration.socketPath { places.append(path) }
+    if let port = configuration.port { places.append("127.0.0.1:\(port)") }
+    Terminal.error(
+      "spotter serve: listening on \(places.joined(separator: " and ")); history \(configuration.historyPath!)"
+    )
+    daemon.run()
+    Terminal.error("spotter serve: stopped")
+    return 0
+  }
+}
+
+enum StatusCommand {
+  static let command = Command(
+    name: "status",
+    summary: "Ask a running 'spotter serve' for its counters.",
+    options: [
+      .value(
+        "socket", "PATH", "The server's Unix socket.",
+        default: "$XDG_RUNTIME_DIR/spotter.sock, else /tmp/spotter-UID.sock"),
+      .value("port", "N", "The server's TCP port on 127.0.0.1, instead of the socket."),
+    ],
+    run: run
+  )
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    let fd: Int32
+    do {
+      if let port = try arguments.int("port", range: 1...65535) {
+        fd = try Socket.connectTCP(port: UInt16(port))
+      } else {
+        fd = try Socket.connectUnix(path: arguments.values["socket"] ?? Socket.defaultPath)
+      }
+    } catch let error as DaemonError {
+      throw CLIError.failure(error.message, hint: "is 'spotter serve' running?")
+    }
+    defer { close(fd) }
+    let request = "{\"cmd\":\"stats\"}\n"
+    _ = request.withCString { write(fd, $0, strlen($0)) }
+    var reply: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1 {
+      if byte == 0x0A { break }
+      reply.append(byte)
+    }
+    print(String(decoding: reply, as: UTF8.self))
+    return 0
+  }
+}

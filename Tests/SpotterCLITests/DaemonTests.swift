@@ -1,0 +1,262 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `spotter serve` as a real process, with real clients on a Unix socket.
+@Suite(.serialized) struct DaemonTests {
+  final class Server: @unchecked Sendable {
+    let process = Process()
+    let socket: String
+    let history: String
+
+    init(extra: [String] = []) throws {
+      let folder = Fixtures.temporaryFolder("spotter-serve")
+      socket = folder + "/s.sock"
+      history = folder + "/history.jsonl"
+      process.executableURL = URL(fileURLWithPath: Spotter.binary)
+      process.arguments =
+        [
+          "serve", "--socket", socket, "--history", history, "--weights",
+          repositoryRoot + "/Weights/default.spotter",
+        ] + extra
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+    }
+
+    func stop() -> Int32 {
+      if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+
+    var records: [[String: Any]] {
+      guard let data = FileManager.default.contents(atPath: history) else { return [] }
+      return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+  }
+
+  /// A client: sends lines, collects the event lines the server sends back.
+  final class Client: @unchecked Sendable {
+    let fd: Int32
+    private var received = Data()
+    private let lock = NSLock()
+    private let reader = DispatchGroup()
+
+    init(socket: String, read: Bool = true) throws {
+      fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_un()
+      address.sun_family = sa_family_t(AF_UNIX)
+      withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in Array(socket.utf8).enumerated() { raw[index] = byte }
+      }
+      let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      guard result == 0 else { throw DaemonTestError.connect }
+      guard read else { return }
+      reader.enter()
+      Thread.detachNewThread { [self] in
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+          let count = Glibc.read(fd, &buffer, buffer.count)
+          if count <= 0 { break }
+          lock.withLock { received.append(contentsOf: buffer[0..<count]) }
+        }
+        reader.leave()
+      }
+    }
+
+    func send(_ line: String) {
+      let bytes = Array((line + "\n").utf8)
+      var sent = 0
+      while sent < bytes.count {
+        let count = bytes.withUnsafeBytes {
+          Glibc.write(fd, $0.baseAddress! + sent, $0.count - sent)
+        }
+        if count <= 0 { return }
+        sent += count
+      }
+    }
+
+    /// Sends a whole pose file, pacing frames at `speed` times real time.
+    func stream(_ path: String, speed: Double = 8, stopAfter fraction: Double = 1) {
+      let lines = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self)
+        .split(separator: "\n").map(String.init)
+      send(lines[0])
+      let frames = lines.dropFirst()
+      for line in frames.prefix(Int(Double(frames.count) * fraction)) {
+        send(line)
+        usleep(useconds_t(1_000_000 / 30 / speed))
+      }
+    }
+
+    /// Ends the sending side and waits for the server to finish; returns the events.
+    func finish() -> [[String: Any]] {
+      shutdown(fd, Int32(SHUT_WR))
+      _ = reader.wait(timeout: .now() + 30)
+      close(fd)
+      return events
+    }
+
+    var events: [[String: Any]] {
+      lock.withLock {
+        String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap {
+          try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+      }
+    }
+  }
+
+  enum DaemonTestError: Error { case connect }
+
+  static func recording(_ exercise: String, reps: Int, seed: Int) throws -> String {
+    let folder = Fixtures.temporaryFolder("spotter-serve-data")
+    let result = try Spotter.run([
+      "synth", "--output", folder, "--exercise", exercise, "--reps", "\(reps)", "--camera", "front",
+      "--seed", "\(seed)",
+    ])
+    #expect(result.status == 0)
+    return folder + "/synth-\(String(format: "%06d", seed)).jsonl"
+  }
+
+  static func summary(_ events: [[String: Any]]) -> [String: Int] {
+    guard let summary = events.last(where: { $0["type"] as? String == "summary" }),
+      let exercises = summary["exercises"] as? [String: [String: Any]]
+    else { return [:] }
+    return exercises.mapValues { $0["reps"] as? Int ?? -1 }
+  }
+
+  @Test func concurrentClientsEachGetTheirOwnCounts() throws {
+    let server = try Server()
+    let plans = [("squat", 6, 301), ("jumping_jack", 8, 302), ("bicep_curl", 6, 303)]
+    let files = try plans.map { try Self.recording($0.0, reps: $0.1, seed: $0.2) }
+    let clients = try files.map { _ in try Client(socket: server.socket) }
+    DispatchQueue.concurrentPerform(iterations: clients.count) { index in
+      clients[index].stream(files[index])
+    }
+    for (client, plan) in zip(clients, plans) {
+      let summary = Self.summary(client.finish())
+      #expect(summary[plan.0] == plan.1, "\(plan.0): \(summary)")
+    }
+    #expect(server.stop() == 0)
+    #expect(server.records.count == 3)
+  }
+
+  @Test func garbageAndOversizedLinesGetErrorsAndTheSessionGoesOn() throws {
+    let server = try Server(extra: ["--max-line", "4096"])
+    let client = try Client(socket: server.socket)
+    client.send("this is not a header")
+    client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    client.send("{broken json")
+    client.send(String(repeating: "x", count: 100_000))
+    client.send(#"{"t":0.1,"pose":null}"#)
+    let events = client.finish()
+    let errors = events.filter { $0["type"] as? String == "error" }
+    #expect(errors.count == 3, "\(events)")
+    #expect(
+      (errors.first?["message"] as? String)?.contains("the first line must be a pose-file header")
+        == true)
+    #expect(
+      errors.contains {
+        ($0["message"] as? String)?.contains("100000 bytes long; the limit is 4096") == true
+          && $0["line"] as? Int == 4
+      })
+    #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+  }
+
+  @Test func aClientThatDisconnectsMidStreamIsSummarisedIntoTheHistory() throws {
+    let server = try Server()
+    let file = try Self.recording("squat", reps: 8, seed: 311)
+    let client = try Client(socket: server.socket)
+    client.stream(file, speed: 10, stopAfter: 0.6)
+    shutdown(client.fd, Int32(SHUT_RDWR))  // gone, mid-set (and its reader thread woken)
+    close(client.fd)
+    for _ in 0..<100 where server.records.isEmpty { usleep(50_000) }
+    let records = server.records
+    #expect(records.count == 1)
+    let reps =
+      (records.first?["exercises"] as? [String: [String: Any]])?["squat"]?["reps"] as? Int ?? 0
+    #expect(reps >= 2 && reps < 8, "\(records)")
+    #expect(server.stop() == 0)
+  }
+
+  @Test func aSlowReaderStallsNobodyElse() throws {
+    let server = try Server()
+    let file = try Self.recording("jumping_jack", reps: 6, seed: 321)
+    let sleeper = try Client(socket: server.socket, read: false)  // sends, never reads
+    sleeper.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    for index in 0..<2000 { sleeper.send(#"{"t":\#(Double(index) / 30),"pose":null}"#) }
+    let client = try Client(socket: server.socket)
+    let started = Date()
+    client.stream(file, speed: 8)
+    let summary = Self.summary(client.finish())
+    #expect(summary["jumping_jack"] == 6, "\(summary)")
+    #expect(Date().timeIntervalSince(started) < 20)
+    close(sleeper.fd)
+    #expect(server.stop() == 0)
+  }
+
+  @Test func sigtermSummarisesOpenSessionsAndExitsZero() throws {
+    let server = try Server()
+    let file = try Self.recording("squat", reps: 6, seed: 331)
+    let clients = try (0..<3).map { _ in try Client(socket: server.socket) }
+    DispatchQueue.concurrentPerform(iterations: 3) { index in
+      clients[index].stream(file, speed: 10, stopAfter: 0.7)
+    }
+    #expect(server.stop() == 0)  // sessions still open
+    #expect(server.records.count == 3)
+    for client in clients { #expect(client.finish().last?["type"] as? String == "summary") }
+  }
+
+  @Test func theHistoryStaysParseableAfterSigkillDuringHeavyWriting() throws {
+    let server = try Server()
+    // Many short sessions, each appended to the history as it ends, while the server is killed.
+    let writers = DispatchGroup()
+    let socket = server.socket
+    for index in 0..<8 {
+      writers.enter()
+      Thread.detachNewThread {
+        for round in 0..<40 {
+          guard let client = try? Client(socket: socket, read: false) else { break }
+          client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+          client.send(#"{"t":\#(Double(round)),"pose":null}"#)
+          close(client.fd)
+          _ = index
+        }
+        writers.leave()
+      }
+    }
+    usleep(300_000)
+    kill(server.process.processIdentifier, SIGKILL)
+    server.process.waitUntilExit()
+    _ = writers.wait(timeout: .now() + 10)
+    let text = String(
+      decoding: FileManager.default.contents(atPath: server.history) ?? Data(), as: UTF8.self)
+    let lines = text.split(separator: "\n")
+    #expect(!lines.isEmpty)
+    for line in lines {
+      #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "torn: \(line)")
+    }
+  }
+
+  @Test func statusReportsTheCounters() throws {
+    let server = try Server()
+    let result = try Spotter.run(["status", "--socket", server.socket])
+    #expect(result.status == 0)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["type"] as? String == "stats")
+    #expect(object["open_sessions"] as? Int == 0)
+    #expect(server.stop() == 0)
+  }
+}
