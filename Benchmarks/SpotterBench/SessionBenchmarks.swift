@@ -12,11 +12,7 @@ enum SessionBenchmarks {
     let recording = Recorder.record(.demo, seed: 1)
     let path = NSTemporaryDirectory() + "spotter-bench-session-\(getpid()).jsonl"
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let writer = try PoseFileWriter(path: path, format: .jsonl, header: recording.header)
-    for frame in recording.frames {
-      try writer.write(t: frame.t, people: frame.pose.hasPerson ? [frame.pose] : [])
-    }
-    try writer.flush()
+    try write(recording, to: path)
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
     let frames = Double(recording.frames.count)
     var frame = PeopleFrame()
@@ -32,5 +28,14 @@ enum SessionBenchmarks {
       session.finish { _ in events += 1 }
       return events
     }
+  }
+
+  /// A recording as a JSON Lines pose file, a line for every frame (empty when nobody is seen).
+  static func write(_ recording: Recording, to path: String) throws {
+    let writer = try PoseFileWriter(path: path, format: .jsonl, header: recording.header)
+    for frame in recording.frames {
+      try writer.write(t: frame.t, people: frame.pose.hasPerson ? [frame.pose] : [])
+    }
+    try writer.flush()
   }
 }

@@ -10,12 +10,15 @@ import TestSupport
 ///
 /// Usage: spotter-bench [--filter TEXT] [--json FILE]
 ///        spotter-bench fixture FILE [--frames N]   (writes the pose stream the decoder is timed on)
+///        spotter-bench serve [--clients N] [--workouts K] [--plan PLAN] [--weights FILE]
+///                                                  (load on a real `spotter serve`: ServeLoad)
 func usage() -> Never {
   FileHandle.standardError.write(
     Data(
       """
       Usage: spotter-bench [--filter TEXT] [--json FILE]
              spotter-bench fixture FILE [--frames N]
+             spotter-bench serve [--clients N] [--workouts K] [--plan PLAN] [--weights FILE]
 
       """.utf8))
   exit(64)
@@ -33,6 +36,28 @@ if words.first == "fixture" {
   let frames = option("--frames").map { Int($0) ?? -1 } ?? 600
   guard words.count == 2, frames > 0 else { usage() }
   try Fixtures.squatFile(frames: frames).write(toFile: words[1], atomically: true, encoding: .utf8)
+  exit(0)
+}
+
+if words.first == "serve" {
+  words.removeFirst()
+  let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().path
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+  var load = ServeLoad.Options(
+    spotter: executable.deletingLastPathComponent().appendingPathComponent("spotter").path,
+    weights: option("--weights") ?? repository + "/Weights/default.spotter")
+  if let text = option("--clients") {
+    guard let clients = Int(text), (1...5000).contains(clients) else { usage() }
+    load.clients = clients
+  }
+  if let text = option("--workouts") {
+    guard let workouts = Int(text), (1...100).contains(workouts) else { usage() }
+    load.workouts = workouts
+  }
+  if let plan = option("--plan") { load.plan = plan }
+  guard words.isEmpty else { usage() }
+  try ServeLoad.run(load)
   exit(0)
 }
 

@@ -39,6 +39,7 @@ final class Connection {
       if byte == 0x0A {
         lineNumber += 1
         if discarding > 0 {
+          processPending()  // the lines before it answer first, in order
           daemon.countError()
           send(
             .error(

@@ -15,8 +15,8 @@ import RepCounting
 /// is needed. Protocol: the client sends a pose-file header line, then frame lines, and reads
 /// NDJSON events back; `{"cmd":"stats"}` asks for the server's counters.
 ///
-/// Under pressure: each connection's unread frames are collapsed to the newest (the rest are
-/// counted as dropped); lines longer than `maxLineBytes` get an `error` event and are skipped;
+/// Under pressure: of each connection's unprocessed frames only the newest 15 (half a second)
+/// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error` event and are skipped;
 /// a client that does not read its events has them dropped once `maxPendingOutput` waits,
 /// so it slows nobody else; idle connections close after `idleSeconds`. A closed or lost
 /// connection's session is summarised and appended to the history. SIGTERM stops accepting,
@@ -156,10 +156,17 @@ public final class Daemon {
     connections[connection.fd] = nil
   }
 
+  /// New sessions get the reloaded definitions; open ones keep theirs. A bad definition keeps
+  /// the old set and says why on stderr.
   private func reloadExercises() {
-    if let catalogue = try? ExerciseCatalogue.load(adding: configuration.exercisesFolder) {
+    do {
+      let catalogue = try ExerciseCatalogue.load(adding: configuration.exercisesFolder)
       runtime = Runtime(
         classifier: runtime.classifier, catalogue: catalogue, options: runtime.options)
+      FileHandle.standardError.write(Data("spotter serve: exercise definitions reloaded\n".utf8))
+    } catch {
+      FileHandle.standardError.write(
+        Data("spotter serve: reload failed, keeping the previous definitions: \(error)\n".utf8))
     }
   }
 

@@ -12,7 +12,7 @@ enum ClassifyCommand {
     ],
     options: RuntimeOptions.options + [
       .flag("json", "Print NDJSON events (DESIGN §10) instead of a timeline."),
-      .flag("predictions", "With --json, also print every window's prediction."),
+      RuntimeOptions.predictions,
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
     ],
     discussion: "Events are printed as they happen, so a live pipe shows them at once.",
@@ -20,13 +20,7 @@ enum ClassifyCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    var runtime = try RuntimeOptions.runtime(arguments)
-    if arguments.flag("predictions") {
-      var options = runtime.options
-      options.reportPredictions = true
-      runtime = Runtime(
-        classifier: runtime.classifier, catalogue: runtime.catalogue, options: options)
-    }
+    let runtime = try RuntimeOptions.runtime(arguments)
     let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))

@@ -12,6 +12,7 @@ enum ServeCommand {
     summary:
       "Run the daemon: one session per connection over a Unix socket and/or TCP on 127.0.0.1.",
     options: RuntimeOptions.options + [
+      RuntimeOptions.predictions,
       .value(
         "socket", "PATH", "Unix socket to listen on.",
         default: "$XDG_RUNTIME_DIR/spotter.sock, else /tmp/spotter-UID.sock"),

@@ -7,11 +7,22 @@ enum RuntimeOptions {
   static let options: [Option] = [
     WeightsLocation.option,
     ExerciseCatalogueOption.option,
-    .value("stride", "N", "Frames between predictions.", default: "10"),
-    .value("enter", "P", "Probability an exercise needs to lead with to start.", default: "0.6"),
-    .value("dwell", "N", "Predictions in a row to start an exercise.", default: "3"),
-    .value("exit", "N", "Predictions in a row of anything else to end it.", default: "4"),
+    .value("stride", "N", "Frames between predictions.", default: "\(defaults.stride)"),
+    .value(
+      "enter", "P", "Probability an exercise needs to lead with to start.",
+      default: "\(defaults.enterConfidence)"),
+    .value(
+      "dwell", "N", "Predictions in a row to start an exercise.", default: "\(defaults.dwell)"),
+    .value(
+      "exit", "N", "Predictions in a row of anything else to end it.",
+      default: "\(defaults.exitPredictions)"),
   ]
+  /// The library's defaults are the command line's: one place to change them.
+  private static let defaults = SessionOptions()
+
+  /// For commands that send events: `prediction` events are many and off by default.
+  static let predictions = Option.flag(
+    "predictions", "Also send every window's prediction (three a second) as an event.")
 
   static func runtime(_ arguments: ParsedArguments) throws -> Runtime {
     let classifier = try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
@@ -20,6 +31,9 @@ enum RuntimeOptions {
     options.enterConfidence = Float(try arguments.double("enter", range: 0...1)!)
     options.dwell = try arguments.int("dwell", range: 1...100)!
     options.exitPredictions = try arguments.int("exit", range: 1...100)!
+    options.reportPredictions =
+      arguments.command.options.contains { $0.name == predictions.name }
+      && arguments.flag(predictions.name)
     return Runtime(
       classifier: classifier, catalogue: try ExerciseCatalogueOption.load(arguments),
       options: options)

@@ -1,0 +1,283 @@
+import ActionModel
+import Foundation
+import MotionSynth
+import Poses
+import RepCounting
+import Spotter
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `spotter-bench serve`: starts a real `spotter serve` on a private Unix socket and streams
+/// synthetic workouts into it from `clients` connections at once, each at its recording's own
+/// pace (30 fps). Every session's summary is checked against the same lines run in-process and
+/// against the synthetic truth. Bounded: one workout per client, and a hard deadline.
+enum ServeLoad {
+  struct Options {
+    var clients = 100
+    /// Distinct workouts; client i streams workout i mod this.
+    var workouts = 8
+    var plan = "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"
+    var spotter: String
+    var weights: String
+  }
+
+  /// One recorded workout: the lines to send, each frame's stream time, and what should come back.
+  struct Workout {
+    let lines: [[UInt8]]  // header first, then one per frame
+    let times: [Double]  // per frame line
+    let truth: [String: Int]
+    let inProcess: [String: Int]
+  }
+
+  /// One connection's progress.
+  struct Client {
+    let fd: Int32
+    let workout: Int
+    let start: Double
+    var nextLine = 0
+    var outgoing: [UInt8] = []
+    var sentAt: [Double]
+    var incoming: [UInt8] = []
+    var summary: [String: Int]?
+    var droppedFrames = 0
+    var closedWrite = false
+    var done = false
+  }
+
+  static func run(_ options: Options) throws {
+    let classifier = try WeightsFile.load(options.weights)
+    let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
+    let plan = try WorkoutPlan.parse(options.plan)
+    let workouts = try (0..<options.workouts).map {
+      try record(plan, seed: 6000 + UInt64($0), runtime: runtime)
+    }
+    let seconds = workouts.map { $0.times.last ?? 0 }
+    print(
+      "serve load: \(options.clients) clients, \(options.workouts) workouts of "
+        + String(format: "%.0f–%.0f s", seconds.min()!, seconds.max()!)
+        + " at 30 fps ('\(options.plan)')")
+
+    let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let socketPath = folder + "/s.sock"
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: options.spotter)
+    server.arguments = [
+      "serve", "--socket", socketPath, "--history", folder + "/history.jsonl", "--weights",
+      options.weights, "--max-connections", "\(options.clients + 16)", "--predictions",
+    ]
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+    for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
+
+    // Clients start spread over the first second, as cameras would.
+    let begin = now()
+    var clients: [Client] = []
+    for index in 0..<options.clients {
+      let fd = try Socket.connectUnix(path: socketPath)
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+      let workout = index % workouts.count
+      var client = Client(
+        fd: fd, workout: workout, start: begin + Double(index) / Double(options.clients),
+        sentAt: Array(repeating: -1, count: workouts[workout].times.count))
+      client.outgoing = workouts[workout].lines[0]
+      clients.append(client)
+    }
+    let cpuBefore = cpuSeconds(server.processIdentifier)
+    let streamBegin = now()
+    let deadline = begin + 1 + seconds.max()! + 60
+    var latencies: [Double] = []
+    latencies.reserveCapacity(options.clients * 400)
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var pollSet = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+
+    while clients.contains(where: { !$0.done }) && now() < deadline {
+      let time = now()
+      for index in clients.indices where !clients[index].done {
+        let workout = workouts[clients[index].workout]
+        // Every frame whose time has come joins the outgoing bytes.
+        while clients[index].nextLine < workout.times.count,
+          clients[index].start + workout.times[clients[index].nextLine] <= time
+        {
+          let line = clients[index].nextLine
+          clients[index].outgoing += workout.lines[line + 1]
+          clients[index].sentAt[line] = time
+          clients[index].nextLine += 1
+        }
+        flush(&clients[index])
+        if clients[index].nextLine == workout.times.count, clients[index].outgoing.isEmpty,
+          !clients[index].closedWrite
+        {
+          shutdown(clients[index].fd, Int32(SHUT_WR))
+          clients[index].closedWrite = true
+        }
+        pollSet[index].events =
+          Int16(POLLIN) | (clients[index].outgoing.isEmpty ? 0 : Int16(POLLOUT))
+      }
+      _ = poll(&pollSet, nfds_t(pollSet.count), 2)
+      let received = now()
+      for index in clients.indices where !clients[index].done && pollSet[index].revents != 0 {
+        while true {
+          let count = read(clients[index].fd, &buffer, buffer.count)
+          if count > 0 {
+            clients[index].incoming += buffer[0..<count]
+            continue
+          }
+          if count == 0 {
+            clients[index].done = true
+            close(clients[index].fd)
+          }
+          break
+        }
+        events(&clients[index], workout: workouts[clients[index].workout], at: received) {
+          latencies.append($0)
+        }
+      }
+    }
+    let elapsed = now() - streamBegin
+    let cpu = cpuSeconds(server.processIdentifier) - cpuBefore
+    let peakMemory = peakResidentKiB(server.processIdentifier)
+    kill(server.processIdentifier, SIGTERM)
+    server.waitUntilExit()
+
+    let finished = clients.filter { $0.summary != nil }
+    let matchesInProcess = finished.filter { $0.summary! == workouts[$0.workout].inProcess }.count
+    var reported = Set<Int>()
+    for client in finished where client.summary! != workouts[client.workout].inProcess {
+      guard reported.insert(client.workout).inserted else { continue }
+      print(
+        "workout \(client.workout): served \(client.summary!), in-process \(workouts[client.workout].inProcess), truth \(workouts[client.workout].truth)"
+      )
+    }
+    let matchesTruth = finished.filter { $0.summary! == workouts[$0.workout].truth }.count
+    let inProcessTruth = workouts.filter { $0.inProcess == $0.truth }.count
+    let frames = clients.reduce(0) { $0 + $1.nextLine }
+    latencies.sort()
+    func percentile(_ p: Double) -> String {
+      guard !latencies.isEmpty else { return "n/a" }
+      return String(
+        format: "%.1f ms",
+        1000 * latencies[min(latencies.count - 1, Int(p * Double(latencies.count)))])
+    }
+    print("sessions held at once      \(options.clients)")
+    print(
+      "sessions summarised        \(finished.count) of \(options.clients) (lost: \(options.clients - finished.count))"
+    )
+    print(
+      String(
+        format: "frames streamed            %d in %.1f s (%.0f frames/s)", frames, elapsed,
+        Double(frames) / elapsed))
+    print("frames dropped by server   \(clients.reduce(0) { $0 + $1.droppedFrames })")
+    print(
+      "frame → event latency      p50 \(percentile(0.5)), p99 \(percentile(0.99)), max \(percentile(1)) (\(latencies.count) predictions and live reps)"
+    )
+    print(
+      String(
+        format: "server CPU                 %.1f s (%.0f%% of one core)", cpu, 100 * cpu / elapsed))
+    print("server peak resident       \(peakMemory / 1024) MiB")
+    print("counts equal to in-process \(matchesInProcess) of \(finished.count) sessions")
+    print(
+      "counts equal to the truth  \(matchesTruth) of \(finished.count) sessions (in-process: \(inProcessTruth) of \(workouts.count) workouts exact)"
+    )
+  }
+
+  /// Sends what the socket takes now.
+  static func flush(_ client: inout Client) {
+    guard !client.outgoing.isEmpty else { return }
+    let written = client.outgoing.withUnsafeBytes { write(client.fd, $0.baseAddress, $0.count) }
+    if written > 0 { client.outgoing.removeFirst(written) }
+  }
+
+  /// Handles the complete event lines received: a prediction's or live rep's latency is
+  /// measured from the sending of the first frame at or after the tick it happened at.
+  static func events(
+    _ client: inout Client, workout: Workout, at time: Double, latency: (Double) -> Void
+  ) {
+    while let newline = client.incoming.firstIndex(of: UInt8(ascii: "\n")) {
+      let line = Array(client.incoming[..<newline])
+      client.incoming.removeFirst(newline + 1)
+      guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+        let type = object["type"] as? String
+      else { continue }
+      let live = type == "prediction" || (type == "rep" && object["backfilled"] as? Bool == false)
+      if live, let t = object["t"] as? Double {
+        var low = 0
+        var high = workout.times.count
+        while low < high {
+          let middle = (low + high) / 2
+          if workout.times[middle] < t - 1e-6 { low = middle + 1 } else { high = middle }
+        }
+        if low < workout.times.count, client.sentAt[low] >= 0 { latency(time - client.sentAt[low]) }
+      } else if type == "summary", let exercises = object["exercises"] as? [String: [String: Any]] {
+        client.summary = exercises.compactMapValues { $0["reps"] as? Int }.filter { $0.value > 0 }
+        client.droppedFrames = (object["dropped_frames"] as? Int) ?? 0
+      }
+    }
+  }
+
+  /// Records a workout and runs its lines through an in-process session for the expected counts.
+  static func record(_ plan: WorkoutPlan, seed: UInt64, runtime: Runtime) throws -> Workout {
+    var options = RecordingOptions()
+    options.camera = .front
+    options.fps = 30
+    let recording = Recorder.record(plan, options: options, seed: seed)
+    let path = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())-\(seed).jsonl"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try SessionBenchmarks.write(recording, to: path)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let lines = text.split(separator: "\n").map { Array($0.utf8) + [UInt8(ascii: "\n")] }
+    var expected: [String: Int] = [:]
+    let source = try PoseFiles.open(path)
+    let session = runtime.makeSession()
+    var frame = PeopleFrame()
+    func collect(_ event: SpotterEvent) {
+      if case .summary(_, let exercises, _) = event {
+        for exercise in exercises where exercise.reps > 0 {
+          expected[exercise.name] = exercise.reps
+        }
+      }
+    }
+    while case .frame = try source.next(into: &frame) { session.push(frame, emit: collect) }
+    session.finish(emit: collect)
+    var truth: [String: Int] = [:]
+    for segment in recording.segments where segment.label != Labels.other {
+      truth[segment.label, default: 0] += segment.reps ?? 0
+    }
+    return Workout(
+      lines: lines, times: recording.frames.map(\.t), truth: truth, inProcess: expected)
+  }
+
+  static func now() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+  }
+
+  /// User plus system CPU seconds of a process, from /proc.
+  static func cpuSeconds(_ pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After the command: state is field 3, utime 14 and stime 15 (1-based, proc(5)).
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+      return 0
+    }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
+  /// The process's peak resident set (VmHWM), in KiB.
+  static func peakResidentKiB(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+      return 0
+    }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+      return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+    return 0
+  }
+}
