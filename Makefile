@@ -51,7 +51,7 @@ libspotter: deps
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
 
 # The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the Penn Action train
-# split when ../shared/data is present. About 12 minutes on a 2-core machine.
+# split when ../shared/data is present. About 10 minutes on a 2-core machine.
 PENN ?= ../shared/data/penn-action-train/annotations.json
 weights: deps
 	$(SWIFT) build -c release --product spotter
