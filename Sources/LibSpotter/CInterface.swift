@@ -46,12 +46,21 @@ final class CStream {
   }
 }
 
-private func model(_ pointer: OpaquePointer) -> CModel {
-  Unmanaged<CModel>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+/// A new handle: the object, retained until `release` is called with the handle.
+func handle(_ object: AnyObject) -> OpaquePointer {
+  OpaquePointer(Unmanaged.passRetained(object).toOpaque())
 }
-private func stream(_ pointer: OpaquePointer) -> CStream {
-  Unmanaged<CStream>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+/// The object behind a handle (the handle keeps it alive).
+func object<T: AnyObject>(_ pointer: OpaquePointer, as type: T.Type = T.self) -> T {
+  Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
 }
+/// Frees a handle; a null one is ignored, as `free` does.
+func release<T: AnyObject>(_ pointer: OpaquePointer?, as type: T.Type) {
+  guard let pointer else { return }
+  Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).release()
+}
+private func model(_ pointer: OpaquePointer) -> CModel { object(pointer) }
+private func stream(_ pointer: OpaquePointer) -> CStream { object(pointer) }
 
 @_cdecl("spotter_model_load")
 public func spotter_model_load(
@@ -59,7 +68,7 @@ public func spotter_model_load(
 ) -> OpaquePointer? {
   do {
     let classifier = try WeightsFile.load(String(cString: path))
-    return OpaquePointer(Unmanaged.passRetained(CModel(classifier: classifier)).toOpaque())
+    return handle(CModel(classifier: classifier))
   } catch {
     writeError("\(error)", errorBuffer, errorSize)
     return nil
@@ -68,8 +77,7 @@ public func spotter_model_load(
 
 @_cdecl("spotter_model_free")
 public func spotter_model_free(_ pointer: OpaquePointer?) {
-  guard let pointer else { return }
-  Unmanaged<CModel>.fromOpaque(UnsafeRawPointer(pointer)).release()
+  release(pointer, as: CModel.self)
 }
 
 @_cdecl("spotter_model_window")
@@ -111,13 +119,12 @@ public func spotter_predict(
 
 @_cdecl("spotter_stream_create")
 public func spotter_stream_create(_ pointer: OpaquePointer) -> OpaquePointer {
-  OpaquePointer(Unmanaged.passRetained(CStream(model: model(pointer))).toOpaque())
+  handle(CStream(model: model(pointer)))
 }
 
 @_cdecl("spotter_stream_free")
 public func spotter_stream_free(_ pointer: OpaquePointer?) {
-  guard let pointer else { return }
-  Unmanaged<CStream>.fromOpaque(UnsafeRawPointer(pointer)).release()
+  release(pointer, as: CStream.self)
 }
 
 @_cdecl("spotter_stream_reset")

@@ -22,22 +22,17 @@ final class CSession {
   var waiting: Int32 { Int32(pending.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }) }
 }
 
-private func runtime(_ pointer: OpaquePointer) -> Runtime {
-  Unmanaged<Runtime>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
-}
-private func session(_ pointer: OpaquePointer) -> CSession {
-  Unmanaged<CSession>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
-}
+private func runtime(_ pointer: OpaquePointer) -> Runtime { object(pointer) }
+private func session(_ pointer: OpaquePointer) -> CSession { object(pointer) }
 
 @_cdecl("spotter_runtime_create")
 public func spotter_runtime_create(
   _ model: OpaquePointer, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
-  let classifier = Unmanaged<CModel>.fromOpaque(UnsafeRawPointer(model)).takeUnretainedValue()
-    .classifier
+  let classifier = object(model, as: CModel.self).classifier
   do {
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
-    return OpaquePointer(Unmanaged.passRetained(runtime).toOpaque())
+    return handle(runtime)
   } catch {
     writeError("\(error)", errorBuffer, errorSize)
     return nil
@@ -46,19 +41,17 @@ public func spotter_runtime_create(
 
 @_cdecl("spotter_runtime_free")
 public func spotter_runtime_free(_ pointer: OpaquePointer?) {
-  guard let pointer else { return }
-  Unmanaged<Runtime>.fromOpaque(UnsafeRawPointer(pointer)).release()
+  release(pointer, as: Runtime.self)
 }
 
 @_cdecl("spotter_session_create")
 public func spotter_session_create(_ pointer: OpaquePointer) -> OpaquePointer {
-  OpaquePointer(Unmanaged.passRetained(CSession(runtime: runtime(pointer))).toOpaque())
+  handle(CSession(runtime: runtime(pointer)))
 }
 
 @_cdecl("spotter_session_free")
 public func spotter_session_free(_ pointer: OpaquePointer?) {
-  guard let pointer else { return }
-  Unmanaged<CSession>.fromOpaque(UnsafeRawPointer(pointer)).release()
+  release(pointer, as: CSession.self)
 }
 
 @_cdecl("spotter_session_push_pose")

@@ -249,6 +249,18 @@ import Testing
     }
   }
 
+  @Test func aLastLineWithoutItsNewlineIsStillRead() throws {
+    let server = try Server()
+    let client = try Client(socket: server.socket)
+    client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    _ = #"{"t":0.1,"pose":[oops"#.withCString { Glibc.write(client.fd, $0, strlen($0)) }
+    let events = client.finish()
+    let error = events.first { $0["type"] as? String == "error" }
+    #expect(error?["line"] as? Int == 2, "\(events)")
+    #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+  }
+
   @Test func statusReportsTheCounters() throws {
     let server = try Server()
     let result = try Spotter.run(["status", "--socket", server.socket])

@@ -11,11 +11,17 @@ final class Connection {
   let name: String
   unowned let daemon: Daemon
   var lastActivity: Double
+  /// The client closed its side: no more lines will come; the events still go out.
+  var inputEnded = false
+  /// The socket failed (or the client is gone): nothing more can be sent.
   var closed = false
-  /// Bytes received but not yet a whole line.
-  private var input: [UInt8] = []
-  /// Whole lines waiting to be handled, oldest first.
-  private var lines: [[UInt8]] = []
+  /// Received bytes: the whole lines waiting to be handled (without their newlines), then the
+  /// line still arriving, from `partialStart`. One buffer, reused, so a frame costs no
+  /// allocation on its way in.
+  private var received: [UInt8] = []
+  /// Where each waiting line lies in `received`, oldest first.
+  private var lines: [Range<Int>] = []
+  private var partialStart = 0
   private var lineNumber = 0
   /// Bytes of the current line thrown away because it was too long.
   private var discarding = 0
@@ -45,25 +51,34 @@ final class Connection {
             .error(
               t: nil, line: lineNumber,
               message:
-                "line is \(discarding + input.count) bytes long; the limit is \(maxLine) bytes, so it was skipped"
+                "line is \(discarding) bytes long; the limit is \(maxLine) bytes, so it was skipped"
             ))
           discarding = 0
-          input.removeAll(keepingCapacity: true)
         } else {
-          lines.append(input)
-          input.removeAll(keepingCapacity: true)
+          lines.append(partialStart..<received.count)
+          partialStart = received.count
         }
         continue
       }
       if discarding > 0 {
         discarding += 1
-      } else if input.count >= maxLine {
-        discarding = input.count + 1
-        input.removeAll(keepingCapacity: true)
+      } else if received.count - partialStart >= maxLine {
+        discarding = received.count - partialStart + 1
+        received.removeSubrange(partialStart...)
       } else {
-        input.append(byte)
+        received.append(byte)
       }
     }
+  }
+
+  /// The client closed its side: a last line without its newline still counts.
+  func endInput() {
+    if discarding == 0 && received.count > partialStart {
+      lineNumber += 1
+      lines.append(partialStart..<received.count)
+      partialStart = received.count
+    }
+    inputEnded = true
   }
 
   /// Frames that may wait at once (half a second at 30 fps): beyond them, the older are late.
@@ -74,49 +89,58 @@ final class Connection {
   /// queueing without bound. A server that keeps up drops nothing, however fast a client sends.
   func processPending() {
     guard !lines.isEmpty else { return }
-    let pending = lines
-    lines.removeAll(keepingCapacity: true)
-    let firstNumber = lineNumber - pending.count + 1
-    var framesSeen = 0
-    var keepFrom = Int.max  // the offset of the first frame line kept
-    for offset in stride(from: pending.count - 1, through: 0, by: -1)
-    where Self.looksLikeFrame(pending[offset]) {
-      framesSeen += 1
-      if framesSeen <= Self.backlog { keepFrom = offset }
+    received.withUnsafeBufferPointer { all in
+      func line(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: all[lines[index]])
+      }
+      let firstNumber = lineNumber - lines.count + 1
+      var framesSeen = 0
+      var keepFrom = Int.max  // the index of the first frame line kept
+      for index in stride(from: lines.count - 1, through: 0, by: -1)
+      where Self.looksLikeFrame(line(index)) {
+        framesSeen += 1
+        if framesSeen <= Self.backlog { keepFrom = index }
+      }
+      for index in lines.indices {
+        handle(line(index), number: firstNumber + index, late: index < keepFrom)
+      }
     }
-    for (offset, line) in pending.enumerated() {
-      let number = firstNumber + offset
-      if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-      if Self.isStatsCommand(line) {
-        write(daemon.statsLine())
-        continue
-      }
-      guard session != nil else {
-        startSession(line, number: number)
-        continue
-      }
-      if Self.looksLikeFrame(line), offset < keepFrom {
-        dropped += 1
-        daemon.countDropped(1)
-        continue
-      }
-      line.withUnsafeBufferPointer { bytes in
-        switch decoder!.decode(bytes, line: number, into: &frame) {
-        case .frame:
-          daemon.countFrame()
-          session!.push(frame) { send($0) }
-        case .skipped(let error):
-          daemon.countError()
-          session!.reportBadLine(error) { send($0) }
-        case .end: break
-        }
-      }
+    // Keep only the line still arriving, moved to the front (no allocation).
+    received.removeSubrange(0..<partialStart)
+    partialStart = 0
+    lines.removeAll(keepingCapacity: true)
+  }
+
+  /// One whole line: a stats command, the header, or a frame (dropped if `late`).
+  private func handle(_ line: UnsafeBufferPointer<UInt8>, number: Int, late: Bool) {
+    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+    if Self.isStatsCommand(line) {
+      write(daemon.statsLine())
+      return
+    }
+    guard let session, decoder != nil else {
+      startSession(line, number: number)
+      return
+    }
+    if late && Self.looksLikeFrame(line) {
+      dropped += 1
+      daemon.countDropped(1)
+      return
+    }
+    switch decoder!.decode(line, line: number, into: &frame) {  // in place: it keeps state
+    case .frame:
+      daemon.countFrame()
+      session.push(frame) { send($0) }
+    case .skipped(let error):
+      daemon.countError()
+      session.reportBadLine(error) { send($0) }
+    case .end: break
     }
   }
 
-  private func startSession(_ line: [UInt8], number: Int) {
+  private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
     do {
-      let header = try line.withUnsafeBufferPointer { try PoseFileHeader(line: $0, file: name) }
+      let header = try PoseFileHeader(line: line, file: name)
       decoder = PoseLineDecoder(header: header, name: name)
       session = daemon.makeSession()
     } catch {
@@ -175,7 +199,7 @@ final class Connection {
     output.removeFirst(written)
   }
 
-  static func looksLikeFrame(_ line: [UInt8]) -> Bool {
+  static func looksLikeFrame(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
     // Frames carry "pose" or "people"; headers carry "spotter". A cheap test, exact enough to
     // choose what to drop: a frame that slips by is decoded, not lost.
     guard let first = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
@@ -184,11 +208,11 @@ final class Connection {
     return !contains(line, "\"spotter\"") && !contains(line, "\"cmd\"")
   }
 
-  static func isStatsCommand(_ line: [UInt8]) -> Bool {
+  static func isStatsCommand(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
     contains(line, "\"cmd\"") && contains(line, "\"stats\"")
   }
 
-  private static func contains(_ line: [UInt8], _ text: StaticString) -> Bool {
+  private static func contains(_ line: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
     let needle = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     guard line.count >= needle.count else { return false }
     for start in 0...(line.count - needle.count) where line[start] == needle[0] {

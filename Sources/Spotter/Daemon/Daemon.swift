@@ -79,7 +79,9 @@ public final class Daemon {
         descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
       }
       for (fd, connection) in connections {
-        let events = Int16(POLLIN) | (connection.output.isEmpty ? 0 : Int16(POLLOUT))
+        let events =
+          (connection.inputEnded ? 0 : Int16(POLLIN))
+          | (connection.output.isEmpty ? 0 : Int16(POLLOUT))
         descriptors.append(pollfd(fd: fd, events: events, revents: 0))
       }
       let ready = poll(&descriptors, nfds_t(descriptors.count), 100)
@@ -93,7 +95,11 @@ public final class Daemon {
             read(connection, buffer: &buffer, now: now)
           }
           if descriptor.revents & Int16(POLLOUT) != 0 { connection.flush() }
-          if connection.closed { close(connection, reason: nil) }
+          // A client that has sent everything gets its summary before the socket closes.
+          if connection.inputEnded { connection.finish() }
+          if connection.closed || (connection.inputEnded && connection.output.isEmpty) {
+            close(connection)
+          }
         }
       }
       for connection in Array(connections.values)
@@ -101,13 +107,13 @@ public final class Daemon {
         connection.send(
           .error(
             t: nil, line: nil, message: "no line for \(Int(configuration.idleSeconds)) s: closing"))
-        close(connection, reason: "idle")
+        close(connection)
       }
     }
     // Drain: stop accepting, summarise every open session.
     for listener in listeners { Glibc.close(listener) }
     if let path = configuration.socketPath { unlink(path) }
-    for connection in Array(connections.values) { close(connection, reason: "server stopping") }
+    for connection in Array(connections.values) { close(connection) }
   }
 
   private func accept(on listener: Int32, now: Double) {
@@ -131,8 +137,10 @@ public final class Daemon {
     }
   }
 
+  /// Reads what is there, up to four buffers a round, so one fast sender cannot hold the loop
+  /// (poll reports the rest next round).
   private func read(_ connection: Connection, buffer: inout [UInt8], now: Double) {
-    while true {
+    for _ in 0..<4 {
       let count = buffer.withUnsafeMutableBytes {
         Glibc.read(connection.fd, $0.baseAddress, $0.count)
       }
@@ -141,7 +149,9 @@ public final class Daemon {
         connection.receive(buffer[0..<count], maxLine: configuration.maxLineBytes)
         continue
       }
-      if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      if count == 0 {
+        connection.endInput()
+      } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
         connection.closed = true
       }
       break
@@ -149,7 +159,7 @@ public final class Daemon {
     connection.processPending()
   }
 
-  private func close(_ connection: Connection, reason: String?) {
+  private func close(_ connection: Connection) {
     connection.finish()
     connection.flush()
     Glibc.close(connection.fd)

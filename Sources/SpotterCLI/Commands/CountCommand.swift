@@ -20,9 +20,7 @@ enum CountCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    guard let name = arguments.string("exercise") else {
-      throw CLIError.usage("--exercise NAME is required", command: command)
-    }
+    let name = try arguments.required("exercise")
     let catalogue = try ExerciseCatalogueOption.load(arguments)
     guard let definition = catalogue.definition(named: name) else {
       throw CLIError.usage(

@@ -33,9 +33,7 @@ enum EvalCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    guard let path = arguments.string("annotations") else {
-      throw CLIError.usage("--annotations FILE is required", command: command)
-    }
+    let path = try arguments.required("annotations")
     let annotations = try Annotations.read(path)
     let catalogue = try ExerciseCatalogueOption.load(arguments)
     let classifier =

@@ -20,9 +20,7 @@ enum InitWeightsCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    guard let output = arguments.string("output") else {
-      throw CLIError.usage("--output FILE is required", command: command)
-    }
+    let output = try arguments.required("output")
     let labels = arguments.string("labels")!.split(separator: ",").map(String.init)
     guard labels.count >= 2, Set(labels).count == labels.count else {
       throw CLIError.usage("--labels needs at least two different labels", command: command)

@@ -52,9 +52,7 @@ enum SynthCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    guard let folder = arguments.string("output") else {
-      throw CLIError.usage("--output DIR is required", command: command)
-    }
+    let folder = try arguments.required("output")
     let plan: WorkoutPlan
     var randomPlans = false
     if let exercise = arguments.string("exercise") {

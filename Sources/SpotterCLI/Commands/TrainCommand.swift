@@ -41,9 +41,7 @@ enum TrainCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    guard let output = arguments.string("output") else {
-      throw CLIError.usage("--output FILE is required", command: command)
-    }
+    let output = try arguments.required("output")
     let synthetic = try arguments.int("synthetic", range: 0...100_000)!
     let annotations = arguments.string("annotations")
     guard synthetic > 0 || annotations != nil else {

@@ -158,6 +158,15 @@ struct ParsedArguments {
     return values[name] ?? option.defaultValue
   }
 
+  /// A value the command cannot run without: a usage error naming the option when missing.
+  func required(_ name: String) throws -> String {
+    guard let value = string(name) else {
+      let placeholder = command.options.first { $0.name == name }?.value ?? "VALUE"
+      throw CLIError.usage("--\(name) \(placeholder) is required", command: command)
+    }
+    return value
+  }
+
   func double(
     _ name: String,
     range: ClosedRange<Double> = -.greatestFiniteMagnitude...Double.greatestFiniteMagnitude

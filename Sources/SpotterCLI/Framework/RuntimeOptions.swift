@@ -22,7 +22,8 @@ enum RuntimeOptions {
 
   /// For commands that send events: `prediction` events are many and off by default.
   static let predictions = Option.flag(
-    "predictions", "Also send every window's prediction (three a second) as an event.")
+    "predictions", "Also emit every window's prediction (three a second) as an event (NDJSON only)."
+  )
 
   static func runtime(_ arguments: ParsedArguments) throws -> Runtime {
     let classifier = try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
