@@ -161,6 +161,11 @@ import Testing
       #expect(min(wrist, ankle) < 0.1)
     }
     #expect(top[CanonicalJoint.neck.rawValue].y - bottom[CanonicalJoint.neck.rawValue].y > 0.25)
+    // The hands bear the weight and stay where they are; the chest goes down between them.
+    for wrist in [CanonicalJoint.leftWrist, .rightWrist] {
+      let (a, b) = (top[wrist.rawValue], bottom[wrist.rawValue])
+      #expect(abs(a.x - b.x) < 0.03 && abs(a.z - b.z) < 0.03, "\(wrist): \(a) → \(b)")
+    }
   }
 
   @Test func differentPeopleHaveDifferentShapes() {

@@ -87,6 +87,67 @@ func recording(
     }
   }
 
+  /// Getting down to the floor moves the hands from the hips to the floor, the push-up's
+  /// anchors: it is not a rep, however the shoulders dip on the way. Counted from the start of
+  /// a walk, through the get-down, as backfill replays it; 36 recordings from three views.
+  /// Without its anchors the same definition miscounts several of them, so this test can fail.
+  @Test func gettingDownToTheFloorIsNotAPushUp() {
+    let definition = catalogue.definition(named: "push_up")!
+    var loose = definition
+    loose.anchors = nil
+    var (wrong, wrongWithoutAnchors): ([String], Int) = ([], 0)
+    for view in ["front", "side", "oblique"] {
+      var options = RecordingOptions()
+      options.camera = VirtualCamera.Range.named(view)!
+      for seed in UInt64(600)..<612 {
+        let take = Recorder.record(
+          WorkoutPlan(items: [
+            .other(.walking, seconds: 4), .exercise(.pushUp, reps: 5, partialReps: 0),
+          ]), options: options, seed: seed)
+        let count = RepFixtures.count(definition, in: take, from: 0, to: .infinity).count
+        if count != 5 { wrong.append("\(view) seed \(seed): \(count)") }
+        if RepFixtures.count(loose, in: take, from: 0, to: .infinity).count != 5 {
+          wrongWithoutAnchors += 1
+        }
+      }
+    }
+    // Measured: 1 of 36 wrong (a rep in the shuffle just before the hands go down), 4 without.
+    #expect(wrong.count <= 1, "\(wrong)")
+    #expect(wrongWithoutAnchors > wrong.count)
+  }
+
+  /// A change of posture changes which segments show whole, so the body-size estimate can step
+  /// in the middle of a rep (after getting down for push-ups, it does); the rep is measured at
+  /// one size and neither made nor broken. With the size followed mid-rep, 2 of these 16 fail.
+  @Test func aStepInTheBodySizeMidRepNeitherMakesNorBreaksOne() {
+    let definition = catalogue.definition(named: "push_up")!
+    let take = recording("push_up", reps: 6, view: "side", seed: 5, noise: .light)
+    let set = take.segments.first { $0.label == "push_up" }!
+    var failures: [String] = []
+    for step in [Float(0.6), 1.6] {
+      for rep in [1, 3] {
+        for phase in [0.2, 0.4, 0.6, 0.8] {
+          let bounds = set.repBounds[rep]
+          let at = bounds.lowerBound + phase * (bounds.upperBound - bounds.lowerBound)
+          let engine = ExerciseCatalogue.makeEngine(definition)
+          var size = BodySizeEstimator(history: 60)
+          var resampler = Resampler()
+          for frame in take.frames where frame.t >= set.start && frame.t <= set.end {
+            resampler.push(t: frame.t, pose: frame.pose) { pose, t in
+              guard pose.hasPerson else { return }
+              let bodySize = size.update(with: pose) * (t >= at ? step : 1)
+              engine.process(pose, t: t, bodySize: bodySize) { _ in }
+            }
+          }
+          if engine.count != 6 {
+            failures.append("×\(step) at \(phase) of rep \(rep + 1): \(engine.count)")
+          }
+        }
+      }
+    }
+    #expect(failures.isEmpty, "\(failures)")
+  }
+
   /// Where each exercise's movement is largest in the picture: partial reps move a third as far.
   static let clearestView = [
     "squat": "front", "push_up": "side", "sit_up": "side", "pull_up": "front",
@@ -309,6 +370,14 @@ func recording(
     (
       #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}]}"#,
       "stages[0].any[0][0]", "\"hip\" has no side"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10},"anchors":{"joints":["ankle","toe"],"max_travel":0.5}}"#,
+      "anchors.joints[1]", "unknown joint \"toe\""
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10},"anchors":{"joints":["ankle"],"max_travel":0}}"#,
+      "anchors.max_travel", "must be in (0, 10] body sizes, got 0.0"
     ),
     ("{not json", "", "is not valid JSON"),
   ]

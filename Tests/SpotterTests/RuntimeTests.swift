@@ -52,11 +52,16 @@ import Testing
       if case .summary(_, let summary, _)? = events.last { exercises = summary }
       for segment in truth {
         sets += 1
+        // Found on time: started and ended within a second of the truth.
         let started = events.contains {
           guard case .exerciseStarted(let t, let exercise, _) = $0 else { return false }
-          return exercise == segment.label && abs(t - segment.start) < 2
+          return exercise == segment.label && abs(t - segment.start) <= 1
         }
-        if started { foundOnTime += 1 }
+        let ended = events.contains {
+          guard case .exerciseEnded(let t, let exercise, _) = $0 else { return false }
+          return exercise == segment.label && abs(t - segment.end) <= 1
+        }
+        if started && ended { foundOnTime += 1 }
         if exercises.first(where: { $0.name == segment.label })?.reps == segment.reps {
           countedExactly += 1
         }
@@ -71,9 +76,9 @@ import Testing
   }
 
   /// The shipped model is not perfect (Weights/MODEL_CARD.md): over seeds 5001–5020 it found
-  /// 77 of 80 sets on time, counted 66 exactly, backfilled 69 reps and
-  /// counted 25 reps of exercises not in the workout, when this was written. The floors sit a little
-  /// below that, so a worse model or a broken hand-off fails here.
+  /// 73 of 80 sets with both boundaries within a second of the truth, counted 74 exactly,
+  /// backfilled 56 reps and counted 20 reps of exercises not in the workout, when this was
+  /// written. The floors sit a little below that, so a worse model or a broken hand-off fails.
   @Test func demoWorkoutsAreFollowedAndCounted() {
     var card = Scorecard()
     for seed in UInt64(5001)...5020 {
@@ -81,11 +86,11 @@ import Testing
       card.add(recording, Self.run(Self.frames(recording)))
     }
     #expect(card.sets == 80)
-    #expect(card.foundOnTime >= 74, "\(card)")
-    #expect(card.countedExactly >= 62, "\(card)")
-    #expect(card.phantomReps <= 35, "\(card)")
+    #expect(card.foundOnTime >= 70, "\(card)")
+    #expect(card.countedExactly >= 71, "\(card)")
+    #expect(card.phantomReps <= 24, "\(card)")
     // The first reps of a set happen before the classifier is sure: backfill counts them.
-    #expect(card.backfilled >= 50, "\(card)")
+    #expect(card.backfilled >= 45, "\(card)")
   }
 
   @Test func restsWalksAndGapsCountNothing() {

@@ -89,10 +89,13 @@ public enum ExerciseMotion: String, CaseIterable, Sendable {
     case .pushUp:
       let bend = d * lead(1)
       for arm in [0, 1] {
-        // Top: arms straight to the floor. Bottom: elbows up and out, forearms still to the floor.
+        // Top: arms straight to the floor. Bottom: elbows up and out, forearms slanting back in
+        // so the hands stay where they are (for a typical upper arm 1.27 forearms long).
         let upper = Articulation.Limb(
           flexion: 90 - 125 * bend + w(arm), abduction: 8 + (30 + 25 * style.width) * bend)
-        let fore = Articulation.Limb(flexion: 88 - 5 * bend, abduction: 4)
+        let inward = 1.27 * (sin(radians(8)) - sin(radians(upper.abduction))) + sin(radians(4))
+        let fore = Articulation.Limb(
+          flexion: 88 - 5 * bend, abduction: asin(min(1, max(-1, inward))) * 180 / .pi)
         if arm == 0 {
           (a.leftUpperArm, a.leftForearm) = (upper, fore)
         } else {

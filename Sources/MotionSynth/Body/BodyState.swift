@@ -72,12 +72,18 @@ public struct BodyState: Sendable {
         - max(
           points[CanonicalJoint.leftWrist.rawValue].y, points[CanonicalJoint.rightWrist.rawValue].y)
     }
-    // On the feet, the feet stay put: a squat sends the hips back, not the ankles forward.
+    // What bears the weight stays put: on the feet, the feet (a squat sends the hips back, not
+    // the ankles forward); in a plank, the hands (a push-up lowers the chest between them).
     var planted = (x: 0.0, z: 0.0)
-    if case .standing = placement {
-      let feet =
-        (points[CanonicalJoint.leftAnkle.rawValue] + points[CanonicalJoint.rightAnkle.rawValue]) / 2
-      planted = (-feet.x, -feet.z)
+    let base: (CanonicalJoint, CanonicalJoint)?
+    switch placement {
+    case .standing: base = (.leftAnkle, .rightAnkle)
+    case .plank: base = (.leftWrist, .rightWrist)
+    case .supine, .hanging: base = nil
+    }
+    if let (left, right) = base {
+      let middle = (points[left.rawValue] + points[right.rawValue]) / 2
+      planted = (-middle.x, -middle.z)
     }
     points = points.map { $0 + Vector3(planted.x, 0, planted.z) }
     let offset = Vector3(ground.x, shift + lift, ground.z)

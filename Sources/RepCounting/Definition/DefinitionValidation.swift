@@ -88,6 +88,19 @@ extension ExerciseDefinition {
       throw fail(
         "max_rep_seconds", "must be above min_rep_seconds and at most 120 seconds, got \(seconds)")
     }
+    if let anchors {
+      guard !anchors.joints.isEmpty else {
+        throw fail("anchors.joints", "must name at least one joint")
+      }
+      for (index, name) in anchors.joints.enumerated() where JointReference(name: name) == nil {
+        throw fail(
+          "anchors.joints[\(index)]",
+          "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
+      }
+      guard anchors.maxTravel > 0 && anchors.maxTravel <= 10 else {
+        throw fail("anchors.max_travel", "must be in (0, 10] body sizes, got \(anchors.maxTravel)")
+      }
+    }
     switch engine {
     case .signal:
       guard let signal else { throw fail("signal", "is required for the signal engine") }

@@ -31,6 +31,8 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   public var tooFastCue: String?
   /// Form rules: at most one cue per rep, the failed rule with the lowest priority number.
   public var cues: [CueRule]?
+  /// Joints that stay put through a rep, whatever the engine.
+  public var anchors: Anchors?
 
   public enum Engine: String, Codable, Sendable { case signal, staged }
 
@@ -50,6 +52,14 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var fraction: Double?
     /// Adaptive: how far back the typical range looks, in seconds.
     public var learnSeconds: Double?
+  }
+
+  /// Joints that stay where they are through every rep (the hands of a push-up, the feet of a
+  /// squat). A "rep" during which one of them moved farther than `maxTravel` body sizes, from
+  /// its start to its end, was getting into position or walking about, and is not counted.
+  public struct Anchors: Codable, Equatable, Sendable {
+    public var joints: [String]
+    public var maxTravel: Double
   }
 
   /// Movements too shallow to count but deep enough to mention.
@@ -97,7 +107,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
 
   enum CodingKeys: String, CodingKey {
     case name, label, description, engine, signal, smoothing, direction, thresholds, partial,
-      stages, measure, cues
+      stages, measure, cues, anchors
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
@@ -112,6 +122,13 @@ extension ExerciseDefinition.Thresholds {
     case mode, enter, exit, fraction
     case minRange = "min_range"
     case learnSeconds = "learn_seconds"
+  }
+}
+
+extension ExerciseDefinition.Anchors {
+  enum CodingKeys: String, CodingKey {
+    case joints
+    case maxTravel = "max_travel"
   }
 }
 

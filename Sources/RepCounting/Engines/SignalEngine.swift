@@ -49,12 +49,16 @@ final class SignalEngine: RepEngine {
   /// The last rep's trough and drop, until its way back up is known.
   private var pendingTrough: Double?
   private var pendingDrop = 0.0
+  /// Offsets and distances are in body sizes, measured at `scale` (angles need none).
+  private let scaled: Bool
+  private var scale: Float?
 
   init(_ definition: ExerciseDefinition) {
     self.definition = definition
     let signal = definition.signal!
     reader = SignalReader(spec: signal, references: ExerciseCatalogue.references(of: signal))
     rules = FormRules(definition)
+    scaled = signal.kind != .angle
     sign = definition.direction == .up ? -1 : 1
     alpha = definition.smoothing!
     minConfidence = Float(definition.minConfidence)
@@ -81,6 +85,7 @@ final class SignalEngine: RepEngine {
     atBottom = false
     lastTime = nil
     pendingTrough = nil
+    scale = nil
   }
 
   func reset() {
@@ -90,6 +95,7 @@ final class SignalEngine: RepEngine {
     lastTime = nil
     recentRanges.removeAll(keepingCapacity: true)
     pendingTrough = nil
+    scale = nil
   }
 
   /// The drop that starts a rep (adaptive): min_range, or `fraction` of the median range of
@@ -111,6 +117,9 @@ final class SignalEngine: RepEngine {
   }
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
+    let bodySize = measuringScale(bodySize)
+    // After a gap, frames from before it must not steady the ones after it.
+    if let lastTime, t - lastTime > 0.15 { reader.forgetRecent() }
     guard let raw = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
       return
     }
@@ -214,6 +223,26 @@ final class SignalEngine: RepEngine {
     pendingTrough = nil
     if recentRanges.count == 5 { recentRanges.removeFirst() }
     recentRanges.append((range, t))
+  }
+
+  /// The body size a rep is measured in: it follows the estimate only between reps, so a step
+  /// in the estimate (a change of posture changes which segments show whole) cannot make or
+  /// break a rep; what the engine holds is converted to the new size, as the same picture.
+  private func measuringScale(_ bodySize: Float) -> Float {
+    guard scaled, let old = scale else {
+      scale = bodySize
+      return bodySize
+    }
+    guard !atBottom, old != bodySize, bodySize > 0 else { return old }
+    let ratio = Double(old / bodySize)
+    smoothed = smoothed.map { $0 * ratio }
+    peak *= ratio
+    dipTop *= ratio
+    dipLow *= ratio
+    pendingTrough = pendingTrough.map { $0 * ratio }
+    pendingDrop *= ratio
+    scale = bodySize
+    return bodySize
   }
 
   private func startTop(_ s: Double, _ t: Double) {

@@ -34,6 +34,16 @@ struct SignalReader: Sendable {
     return spec.absolute == true ? value.map(abs) : value
   }
 
+  /// Forgets the last few frames (the spike filters, a hidden side's held value), keeping
+  /// what was learned about the person: for a stream that resumes after a gap.
+  mutating func forgetRecent() {
+    leftFilter = MedianOfThree()
+    rightFilter = MedianOfThree()
+    centreFilter = MedianOfThree()
+    leftMemory = nil
+    rightMemory = nil
+  }
+
   private mutating func combined(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
     guard sided else {
       return centreFilter.filter(

@@ -43,7 +43,8 @@ public struct SessionOptions: Sendable {
   /// Windows with fewer frames showing a person than this share are not classified.
   public var presenceFraction: Float = 0.6
   /// History kept for backfill: when an exercise is recognised, its rep engine first replays
-  /// this much, so the reps done while the classifier was making up its mind count too.
+  /// the frames from the oldest one its first confident window saw, so the reps done while the
+  /// classifier was making up its mind count too. It must cover that window and the dwell.
   public var historySeconds = 5.0
   /// Emit a `prediction` event for every window.
   public var reportPredictions = false

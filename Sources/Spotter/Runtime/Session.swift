@@ -37,6 +37,13 @@ public final class Session {
   /// was wrong at first, is replayed).
   private var countedUntil: [String: Double] = [:]
   private var counters: [String: RepCounter] = [:]
+  /// Half the classifier's window, in seconds: how far a prediction lags the change it shows.
+  private let halfWindow: Double
+  /// When the last exercise ended, and the end of the last rep counted.
+  private var lastEnd = -Double.infinity
+  private var lastRepEnd = -Double.infinity
+  /// What backfill counted, held until the start is reported.
+  private var backfill: [RepEvent] = []
   private var totals: [String: (reps: Int, seconds: Double)] = [:]
   private var order: [String] = []
   public private(set) var badLines = 0
@@ -54,6 +61,8 @@ public final class Session {
     let capacity = max(1, Int(runtime.options.historySeconds * classifier.metadata.fps))
     history = Array(repeating: (0, .nobody), count: capacity)
     presence = Array(repeating: false, count: classifier.config.window)
+    backfill.reserveCapacity(16)
+    halfWindow = Double(classifier.config.window) / classifier.metadata.fps / 2
     // One engine per label, made now: starting an exercise mid-stream allocates nothing.
     for label in classifier.labels {
       if let definition = runtime.catalogue.definition(forLabel: label) {
@@ -127,7 +136,7 @@ public final class Session {
       switch change {
       case .started(let index, let at):
         start(labels[index], at: at, confidence: confidence, emit: emit)
-      case .ended(_, let at): end(at: at, emit: emit)
+      case .ended(_, let at): end(at: at, byClassifier: true, emit: emit)
       }
     }
   }
@@ -140,23 +149,43 @@ public final class Session {
       totals[label] = (0, 0)
       order.append(label)
     }
-    emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
-    guard let counter = counters[label] else { return }  // `other`, or no definition: nothing to count
+    guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
+      emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
+      return
+    }
     counter.reset()
     self.counter = counter
-    // Backfill: the engine replays the buffered history first, oldest tick first, but not
-    // ticks an engine has already seen: after a switch back, the reps of the earlier stretch
-    // were counted there.
+    // Backfill: the engine replays the buffered history first, oldest tick first, from the
+    // oldest frame the first confident window saw (earlier frames are the activity before),
+    // but not ticks an engine has already seen: after a switch back, the reps of the earlier
+    // stretch were counted there.
+    backfill.removeAll(keepingCapacity: true)
+    lastRepEnd = -.infinity
+    let reach = t - 2 * halfWindow
     for age in stride(from: historyCount - 1, through: 0, by: -1) {
       let slot = (historyNext - 1 - age + 2 * history.count) % history.count
       let (time, pose) = history[slot]
-      guard time > countedUntil[label, default: -.infinity] else { continue }
-      counter.process(pose, t: time) { repEvent(for: label, $0, backfilled: true, emit: emit) }
+      guard time > countedUntil[label, default: -.infinity], time >= reach else { continue }
+      counter.process(pose, t: time) { backfill.append($0) }
     }
+    // The first confident window saw the set in its newer half, so the set began about half a
+    // window before; or earlier, with the first rep backfill found.
+    activeSince = max(t - halfWindow, lastEnd)
+    for case .rep(let rep) in backfill {
+      activeSince = max(min(activeSince, rep.start), lastEnd)
+      break
+    }
+    emit(.exerciseStarted(t: activeSince, exercise: label, confidence: Double(confidence)))
+    for event in backfill { repEvent(for: label, event, backfilled: true, emit: emit) }
   }
 
-  private func end(at t: Double, emit: (SpotterEvent) -> Void) {
+  /// Ends the exercise under way at `t`: the end of the stream, or where the classifier first
+  /// saw something else. Then its window had the set in its older half, so the set ended about
+  /// half a window before; but not before the last rep was done.
+  private func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
     guard let label = activeLabel else { return }
+    let t = byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t
+    lastEnd = t
     let reps = counter?.count ?? 0
     emit(.exerciseEnded(t: t, exercise: label, reps: reps))
     let total = totals[label]!
@@ -170,6 +199,7 @@ public final class Session {
   ) {
     switch event {
     case .rep(let rep):
+      lastRepEnd = max(lastRepEnd, rep.end)
       emit(.rep(t: rep.end, exercise: label, rep: rep, backfilled: backfilled))
       if let cue = rep.cue { emit(.cue(t: rep.end, exercise: label, message: cue)) }
     case .cue(let message, let t):
@@ -179,7 +209,7 @@ public final class Session {
 
   /// Ends the stream: closes the exercise under way and emits the summary.
   public func finish(emit: (SpotterEvent) -> Void, extra: [String: Double] = [:]) {
-    smoother.finish(at: lastTime) { _ in end(at: lastTime, emit: emit) }
+    smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     emit(
       .summary(
         t: lastTime, exercises: order.map { ($0, totals[$0]!.reps, totals[$0]!.seconds) },

@@ -58,6 +58,11 @@ enum ExercisesCommand {
         }
         print("  cooldown    \(definition.cooldownSeconds ?? 0) s")
       }
+      if let anchors = definition.anchors {
+        print(
+          "  anchors     \(anchors.joints.joined(separator: ", ")) stay within \(anchors.maxTravel) body sizes"
+        )
+      }
       if let cues = definition.cues, !cues.isEmpty {
         print("  cues        \(cues.map(\.message).joined(separator: " | "))")
       }

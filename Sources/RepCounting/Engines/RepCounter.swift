@@ -1,0 +1,96 @@
+import Poses
+
+/// Counts reps of one exercise from canonical poses: the body-size estimate, checks that the
+/// person is staying in place and that the joints the exercise keeps still (its `anchors`)
+/// do, and the engine.
+///
+/// No exercise carries the whole body across the room, so while the hip centre travels
+/// sideways in the picture faster than `travelLimit` body sizes a second for a fifth of a
+/// second or more, or when nobody has been seen for a second, the engine waits and then starts
+/// afresh: a walk into position counts nothing. Travel is measured over half a second, so a
+/// hip flickering in and out of view is not a step; sideways only, because squats, push-ups
+/// and jumps move the hips up and down, quickly. Walking towards the camera, or getting down
+/// to the floor, is left to the anchors: it moves the feet or the hands.
+public final class RepCounter {
+  public let engine: any RepEngine
+  /// Two seconds of history, as for the features: shorter follows someone walking closer a
+  /// little sooner but lets jitter through as a slow wander of every signal.
+  private var size = BodySizeEstimator(history: 60)
+  public var travelLimit: Float = 2
+  /// The hip centre across the picture over the last half second, oldest first (nil when no
+  /// hip was seen).
+  private var trail: [(t: Double, x: Float?)] = []
+  private var anchors: AnchorTracker?
+  private var lastSeen: Double?
+  private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
+  private var interrupted = false
+
+  public init(_ definition: ExerciseDefinition) {
+    engine = ExerciseCatalogue.makeEngine(definition)
+    trail.reserveCapacity(64)
+    anchors = definition.anchors.map(AnchorTracker.init)
+  }
+
+  public var definition: ExerciseDefinition { engine.definition }
+  public var count: Int { engine.count }
+
+  /// Takes one frame (resampled to a steady rate; `.nobody` where nobody was seen).
+  public func process(_ pose: Pose, t: Double, emit: (RepEvent) -> Void) {
+    guard pose.hasPerson else { return }
+    let bodySize = size.update(with: pose)
+    if let lastSeen, t - lastSeen > 1 {
+      engine.interrupt()  // nobody for a second: whatever was under way is over
+      trail.removeAll(keepingCapacity: true)
+    }
+    let afterGap = lastSeen.map { t - $0 > 0.15 } ?? false
+    lastSeen = t
+    while let first = trail.first, t - first.t > 0.5 { trail.removeFirst() }
+    trail.append((t, Self.centre(pose)?.x))
+    if let first = trail.first, t - first.t > 0.25 {
+      moving += 0.2 * ((travelling(span: Float(t - first.t), size: bodySize) ? 1 : 0) - moving)
+    }
+    if anchors?.moved(
+      pose, bodySize: bodySize, minConfidence: Float(definition.minConfidence), afterGap: afterGap)
+      == true
+    {
+      engine.interrupt()  // the hands or feet moved: getting into position, not a rep
+    }
+    if moving > 0.5 {
+      if !interrupted { engine.interrupt() }
+      interrupted = true
+      return
+    }
+    interrupted = false
+    engine.process(pose, t: t, bodySize: bodySize, emit: emit)
+  }
+
+  public func reset() {
+    engine.reset()
+    anchors?.reset()
+    size.reset()
+    trail.removeAll(keepingCapacity: true)
+    lastSeen = nil
+    moving = 0
+  }
+
+  /// Whether the hip centre crossed the picture too fast over the trail. Without a hip in view
+  /// (an upper-body framing), travel is not judged.
+  private func travelling(span: Float, size: Float) -> Bool {
+    guard let x = trail.last?.x, let firstX = trail.first(where: { $0.x != nil })?.x else {
+      return false
+    }
+    return abs(x - firstX) / max(size, 1e-6) / span > travelLimit
+  }
+
+  /// Where the body is across the picture: the hips' centre, or the one hip seen. Never the
+  /// mean of all joints, which moves whenever the arms do.
+  private static func centre(_ pose: Pose) -> (x: Float, y: Float)? {
+    let (left, right) = (pose[.leftHip], pose[.rightHip])
+    switch (left.confidence > 0.3, right.confidence > 0.3) {
+    case (true, true): return ((left.x + right.x) / 2, (left.y + right.y) / 2)
+    case (true, false): return (left.x, left.y)
+    case (false, true): return (right.x, right.y)
+    case (false, false): return nil
+    }
+  }
+}
