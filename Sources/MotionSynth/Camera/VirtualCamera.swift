@@ -95,4 +95,14 @@ public struct VirtualCamera: Sendable {
 
   /// The direction the camera looks along.
   var viewDirection: Vector3 { forward }
+
+  /// Where the camera stands, for file headers: degrees round from the person's front (the
+  /// +z side; 90 is their left) and up from level, and the horizontal field of view.
+  public var placement: String {
+    let back = forward * -1
+    let round = (atan2(back.x, back.z) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+    let up = asin(max(-1, min(1, back.y))) * 180 / .pi
+    let fieldOfView = 2 * atan(width / 2 / focal) * 180 / .pi
+    return String(format: "camera %.0f° round, %.0f° up, %.0f° wide", round, up, fieldOfView)
+  }
 }

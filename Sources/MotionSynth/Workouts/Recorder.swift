@@ -146,7 +146,8 @@ public enum Recorder {
       units: options.units, origin: options.origin, imageWidth: Float(camera.width),
       imageHeight: Float(camera.height))
     let header = PoseFileHeader(
-      layout: options.layout, space: space, fps: fps, source: "spotter synth (seed \(seed))")
+      layout: options.layout, space: space, fps: fps,
+      source: "spotter synth (seed \(seed), \(camera.placement))")
     return Recording(header: header, frames: frames, segments: segments, body: body)
   }
 }
