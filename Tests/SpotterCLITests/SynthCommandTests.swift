@@ -23,6 +23,25 @@ import Testing
     #expect(errors.isEmpty && frames.count > 100)
   }
 
+  /// What synth writes, eval --workouts scores through whole sessions (the shipped model).
+  @Test func evalWorkoutsScoresSynthesizedWorkoutsAsTimelines() throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try Spotter.run([
+      "synth", "--output", folder, "--workout", "squat:8, rest:6, jumping_jack:10", "--count", "2",
+      "--seed", "21", "--camera", "front",
+    ])
+    let result = try Spotter.run([
+      "eval", "--annotations", folder + "/annotations.json", "--workouts", "--json",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(report["files"] as? Int == 2)
+    #expect(report["sets"] as? Int == 4)
+    #expect(report["found"] as? Int == 4)
+    #expect((report["counted_exactly"] as? Int ?? 0) >= 3, "\(report)")
+  }
+
   @Test func theSameSeedWritesTheSameBytes() throws {
     let a = Fixtures.temporaryFolder()
     let b = Fixtures.temporaryFolder()

@@ -1,3 +1,5 @@
+import Poses
+import RepCounting
 import Testing
 
 @testable import Spotter
@@ -40,5 +42,51 @@ import Testing
     #expect(lunges.clips == 2 && abs(lunges.mae - 0.25) < 1e-12 && lunges.offByOne == 1)
     let all = report.repError()!
     #expect(all.clips == 4 && abs(all.mae - 0.5 / 3) < 1e-12 && all.offByOne == 0.75)
+  }
+}
+
+@Suite struct TimelineReportTests {
+  /// Two files by hand: boundaries on time and not, a split set, a miss, a stray exercise.
+  @Test func theArithmeticOfAHandMadeTimeline() {
+    var report = TimelineReport(tolerance: 1)
+    let rep = Rep(count: 1, start: 0, end: 1, rangeOfMotion: 1, timeDown: 0.5, timeUp: 0.5)
+    report.add(
+      events: [
+        .exerciseStarted(t: 10.5, exercise: "squat", confidence: 1),
+        .rep(t: 12, exercise: "squat", rep: rep, backfilled: false),
+        .exerciseEnded(t: 29.2, exercise: "squat", reps: 8),
+        .exerciseStarted(t: 31, exercise: "lunge", confidence: 1),
+        .exerciseEnded(t: 33, exercise: "lunge", reps: 2),
+        .exerciseStarted(t: 42.5, exercise: "push_up", confidence: 1),
+        .exerciseEnded(t: 55, exercise: "push_up", reps: 6),
+      ],
+      truth: [
+        Annotation(fileName: "a", label: "squat", startTime: 10, endTime: 30, reps: 8),
+        Annotation(fileName: "a", label: "other", startTime: 30, endTime: 40),
+        Annotation(fileName: "a", label: "push_up", startTime: 40, endTime: 55, reps: 7),
+      ])
+    report.add(
+      events: [
+        .exerciseStarted(t: 1, exercise: "curl", confidence: 1),
+        .exerciseEnded(t: 5, exercise: "curl", reps: 3),
+        .exerciseStarted(t: 6, exercise: "curl", confidence: 1),
+        .exerciseEnded(t: 10, exercise: "curl", reps: 4),
+      ],
+      truth: [
+        Annotation(fileName: "b", label: "curl", startTime: 1, endTime: 10, reps: 7),
+        Annotation(fileName: "b", label: "squat", startTime: 12, endTime: 20, reps: 5),
+      ])
+    #expect(report.files == 2)
+    #expect(report.sets == 4)
+    #expect(report.found == 3)
+    // Squat: 0.5 s late, 0.8 s early: on time. Push-up: 2.5 s late. Curl: split in two.
+    #expect(report.onTime == 1)
+    #expect(report.countedExactly == 2)  // the squat, and the split curl (3 + 4)
+    #expect(report.repErrors == 1 + 5)  // a push-up short, the missed squats
+    #expect(report.strayExercises == 1 && report.strayReps == 2)
+    #expect(report.startErrors == [0.5, 2.5, 0])
+    #expect(report.endErrors.map { ($0 * 10).rounded() / 10 } == [-0.8, 0, 0])
+    #expect(TimelineReport.spread(report.startErrors)!.median == 0.5)
+    #expect(report.perLabel["curl"]! == (sets: 1, onTime: 0, exact: 1))
   }
 }

@@ -81,6 +81,24 @@ public final class Session {
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
   }
 
+  /// Runs a whole pose source through the session (bad lines reported, the stream going on),
+  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
+  public func run(
+    _ source: any PoseSource, emit: (SpotterEvent) -> Void, afterFrame: () throws -> Void = {}
+  ) throws {
+    var frame = PeopleFrame()
+    loop: while true {
+      switch try source.next(into: &frame) {
+      case .end: break loop
+      case .skipped(let error): reportBadLine(error, emit: emit)
+      case .frame:
+        push(frame, emit: emit)
+        try afterFrame()
+      }
+    }
+    finish(emit: emit)
+  }
+
   /// Reports a bad input line as an `error` event; the stream goes on.
   public func reportBadLine(_ error: PoseFileError, emit: (SpotterEvent) -> Void) {
     badLines += 1

@@ -31,17 +31,7 @@ enum ClassifyCommand {
     let emit: (SpotterEvent) -> Void = { event in
       if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
     }
-    var frame = PeopleFrame()
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error): session.reportBadLine(error, emit: emit)
-      case .frame:
-        session.push(frame, emit: emit)
-        try output.flush()
-      }
-    }
-    session.finish(emit: emit)
+    try session.run(source, emit: emit) { try output.flush() }
     try output.flush()
     return 0
   }

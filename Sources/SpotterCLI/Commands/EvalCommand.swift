@@ -11,11 +11,16 @@ enum EvalCommand {
     name: "eval",
     summary: "Score the classifier and the rep counters against Create ML annotations.",
     options: [
-      .value("annotations", "FILE", "A Create ML annotation file (JSON array)."),
-      WeightsLocation.option,
-      ExerciseCatalogueOption.option,
+      .value("annotations", "FILE", "A Create ML annotation file (JSON array).")
+    ] + RuntimeOptions.options + [
       .flag("reps-only", "Only count reps (no classifier needed)."),
-      .value("stride", "N", "Frames between window predictions.", default: "10"),
+      .flag(
+        "workouts",
+        "Run each annotated file whole through a session, as classify does, and score the timeline."
+      ),
+      .value(
+        "tolerance", "S", "With --workouts: how close a set's start and end must come.",
+        default: "1"),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
       .value(
@@ -28,6 +33,11 @@ enum EvalCommand {
       label with the highest mean probability over its windows (a window every --stride frames,
       zero-padded before the clip starts, as a live stream is). Reps are counted with each clip's
       annotated label's default exercise definition, where the annotation gives reps.
+
+      With --workouts, each file is instead streamed whole through a session (the runtime's
+      classifier, smoother, hand-off and backfill, with the session options) and its timeline
+      scored: sets found, sets whose reported start and end are both within --tolerance of the
+      annotation, sets counted exactly, and exercises reported where the file has none.
       """,
     run: run
   )
@@ -35,6 +45,7 @@ enum EvalCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
     let annotations = try Annotations.read(path)
+    if arguments.flag("workouts") { return try workouts(annotations, arguments) }
     let catalogue = try ExerciseCatalogueOption.load(arguments)
     let classifier =
       arguments.flag("reps-only")
@@ -72,6 +83,77 @@ enum EvalCommand {
     if showProgress { Terminal.error("") }
     print(arguments.flag("json") ? json(report) : text(report))
     return 0
+  }
+
+  /// `--workouts`: each annotated file through a session, its timeline scored.
+  static func workouts(_ annotations: [Annotation], _ arguments: ParsedArguments) throws -> Int32 {
+    let runtime = try RuntimeOptions.runtime(arguments)
+    var report = TimelineReport(tolerance: try arguments.double("tolerance", range: 0...60)!)
+    var files: [String] = []
+    for annotation in annotations where !files.contains(annotation.resolvedPath) {
+      files.append(annotation.resolvedPath)
+    }
+    let showProgress = Terminal.isTerminal(2)
+    for (index, file) in files.enumerated() {
+      report.add(
+        events: try TimelineScoring.run(file, runtime: runtime),
+        truth: annotations.filter { $0.resolvedPath == file })
+      if showProgress { Terminal.error("\rfile \(index + 1)/\(files.count)") }
+    }
+    if showProgress { Terminal.error("") }
+    print(arguments.flag("json") ? json(report) : text(report))
+    return 0
+  }
+
+  static func text(_ report: TimelineReport) -> String {
+    func count(_ n: Int) -> String { "\(n) of \(report.sets)" }
+    func spread(_ errors: [Double]) -> String {
+      TimelineReport.spread(errors).map {
+        String(format: "|error| median %.2f s, 90th percentile %.2f s", $0.median, $0.p90)
+      } ?? "n/a"
+    }
+    var lines = [
+      "Workouts: \(report.files) files, \(report.sets) sets",
+      "sets found                         \(count(report.found))",
+      String(
+        format: "start and end within %.1f s         %@", report.tolerance, count(report.onTime)),
+      "  start                            \(spread(report.startErrors))",
+      "  end                              \(spread(report.endErrors))",
+      "counted exactly                    \(count(report.countedExactly))"
+        + String(
+          format: " (mean |error| %.2f reps a set)",
+          Double(report.repErrors) / Double(max(1, report.sets))),
+      "exercises reported where none was  \(report.strayExercises) (\(report.strayReps) reps)",
+      "",
+      "label           sets  on time  counted exactly",
+    ]
+    for (label, score) in report.perLabel.sorted(by: { $0.key < $1.key }) {
+      lines.append(
+        label.padding(toLength: 16, withPad: " ", startingAt: 0)
+          + String(format: "%4d  %7d  %15d", score.sets, score.onTime, score.exact))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func json(_ report: TimelineReport) -> String {
+    var object: [String: Any] = [
+      "files": report.files, "sets": report.sets, "found": report.found,
+      "on_time": report.onTime, "tolerance": report.tolerance,
+      "counted_exactly": report.countedExactly, "rep_errors": report.repErrors,
+      "stray_exercises": report.strayExercises, "stray_reps": report.strayReps,
+      "per_label": Dictionary(
+        uniqueKeysWithValues: report.perLabel.map {
+          ($0.key, ["sets": $0.value.sets, "on_time": $0.value.onTime, "exact": $0.value.exact])
+        }),
+    ]
+    if let start = TimelineReport.spread(report.startErrors),
+      let end = TimelineReport.spread(report.endErrors)
+    {
+      object["start_error"] = ["median": start.median, "p90": start.p90]
+      object["end_error"] = ["median": end.median, "p90": end.p90]
+    }
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
   }
 
   static func percent(_ value: Double?) -> String {
