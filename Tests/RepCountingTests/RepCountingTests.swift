@@ -8,13 +8,15 @@ import Testing
 
 let catalogue = try! ExerciseCatalogue.load()
 
-/// Every built-in definition, with the views it is meant to count from: a side tilt is
-/// invisible from the side; the staged knee raise reads thigh angles that point at a camera in
+/// Every built-in definition, with the views it is meant to count from (exactly; see
+/// `sideTiltsSeenFromAboveAndAsideAreCounted` for the side tilt at an angle): the staged side
+/// tilt reads the trunk's lean, invisible from the side; the staged knee raise reads thigh angles that point at a camera in
 /// front (and from the side one thigh hides behind the other); the front push-up is for a
 /// camera in front; from the side, one arm of an alternating curl is behind the body half the
 /// time.
 let counted: [(name: String, views: [String])] = [
-  ("squat", ["front", "side", "oblique", "back"]), ("push_up", ["front", "side", "oblique"]),
+  ("squat", ["front", "side", "oblique", "back"]),
+  ("push_up", ["front", "side", "oblique", "back"]),
   ("sit_up", ["front", "side", "oblique"]), ("pull_up", ["front", "side", "back"]),
   ("bench_press", ["side", "oblique", "front"]),
   ("jumping_jack", ["front", "side", "oblique", "back"]),
@@ -107,6 +109,21 @@ func recording(
       }
     }
     #expect(wrong.isEmpty, "\(wrong)")
+  }
+
+  /// Seen from above and to one side, the far shoulder sits higher even at rest, so a tilt
+  /// towards it first closes the shoulders' height difference: measured from zero, many of
+  /// those tilts went uncounted. Measured, 8 sets of 10 from oblique cameras: 75 counted, every
+  /// set but one within one (7); 64 counted when measured from zero.
+  @Test func sideTiltsSeenFromAboveAndAsideAreCounted() {
+    let definition = catalogue.definition(named: "side_tilt")!
+    var counts: [Int] = []
+    for seed in UInt64(800)..<808 {
+      let take = recording("side_tilt", reps: 10, view: "oblique", seed: seed)
+      counts.append(RepFixtures.count(definition, in: take).count)
+    }
+    #expect(counts.reduce(0, +) >= 72, "\(counts)")
+    #expect(counts.filter { abs($0 - 10) > 1 }.count <= 1, "\(counts)")
   }
 
   /// A curl keeps the elbows at the sides, its anchors: arms swung overhead (jumping jacks,

@@ -81,6 +81,7 @@ final class SignalEngine: RepEngine {
   }
 
   func interrupt() {
+    reader.restart()
     smoothed = nil
     atBottom = false
     lastTime = nil
@@ -89,6 +90,7 @@ final class SignalEngine: RepEngine {
   }
 
   func reset() {
+    reader.restart()
     count = 0
     smoothed = nil
     atBottom = false

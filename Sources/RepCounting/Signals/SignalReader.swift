@@ -30,12 +30,29 @@ struct SignalReader: Sendable {
   ///
   /// - Parameter bodySize: the person's size in the image, for offsets and distances.
   mutating func value(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
-    let value = combined(pose, bodySize: bodySize, minConfidence: minConfidence)
-    return spec.absolute == true ? value.map(abs) : value
+    guard let value = combined(pose, bodySize: bodySize, minConfidence: minConfidence) else {
+      return nil
+    }
+    guard spec.absolute == true else { return value }
+    // The size of the departure from the resting level: the mean over the last seconds, which
+    // movements to either side balance out. Seen from above and to one side, the far shoulder
+    // sits higher even at rest; measured from zero, a tilt towards it would shrink the value.
+    let rest = restingLevel.map { $0 + Self.restingWeight * (value - $0) } ?? value
+    restingLevel = rest
+    return abs(value - rest)
   }
+
+  /// For `absolute`: the signed value's slow mean (about five seconds at 30 fps).
+  private var restingLevel: Double?
+  static let restingWeight = 1.0 / 150
 
   /// Forgets the last few frames (the spike filters, a hidden side's held value), keeping
   /// what was learned about the person: for a stream that resumes after a gap.
+  /// Forgets everything seen: the person moved (or a new stream began) and is learned afresh.
+  mutating func restart() {
+    self = SignalReader(spec: spec, references: references)
+  }
+
   mutating func forgetRecent() {
     leftFilter = MedianOfThree()
     rightFilter = MedianOfThree()
