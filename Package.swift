@@ -27,7 +27,9 @@ let package = Package(
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
-    .target(name: "RepCounting", dependencies: ["Poses"], resources: [.copy("Definitions")]),
+    .target(
+      name: "RepCounting", dependencies: ["Poses"], exclude: ["README.md"],
+      resources: [.copy("Definitions")]),
     .target(
       name: "Spotter",
       dependencies: ["Poses", "ActionModel", "RepCounting", "MotionSynth", "Linalg"]),

@@ -170,8 +170,9 @@ import Testing
     for (index, text) in [
       person, "{broken", person, "{\"people\":[{\"pose_keypoints_2d\":[1,2]}]}", person,
     ].enumerated() {
-      FileManager.default.createFile(
-        atPath: folder + "/f\(index)_keypoints.json", contents: Data(text.utf8))
+      #expect(
+        FileManager.default.createFile(
+          atPath: folder + "/f\(index)_keypoints.json", contents: Data(text.utf8)))
     }
     let (frames, errors) = try Fixtures.readAll(PoseFiles.open(folder))
     let expected: [Double] = [0, 2.0 / 30, 4.0 / 30]

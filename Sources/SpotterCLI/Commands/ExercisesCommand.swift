@@ -22,9 +22,9 @@ enum ExercisesCommand {
     }
     for definition in catalogue.definitions {
       let isDefault = catalogue.definition(forLabel: definition.label)?.name == definition.name
-      var header =
+      print(
         "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), \(definition.engine.rawValue) engine)"
-      print(header)
+      )
       switch definition.engine {
       case .signal:
         let signal = definition.signal!
