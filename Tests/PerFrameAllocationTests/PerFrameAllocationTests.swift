@@ -1,5 +1,6 @@
 import ActionModel
 import AllocationCounter
+import Foundation
 import MotionSynth
 import Poses
 import RepCounting
@@ -104,7 +105,9 @@ struct PerFrameAllocationTests {
     #expect(made == 0)
   }
 
-  @Test(arguments: ["squat", "bicep_curl", "side_tilt_stages", "front_push_up"])
+  @Test(arguments: [
+    "squat", "push_up", "bicep_curl", "side_tilt", "side_tilt_stages", "front_push_up",
+  ])
   func repCountingAllocatesNothing(name: String) throws {
     let definition = try #require(try ExerciseCatalogue.load().definition(named: name))
     let label = definition.label
@@ -148,5 +151,42 @@ struct PerFrameAllocationTests {
     let made = Self.allocations { for index in 300..<recording.frames.count { push(index) } }
     #expect(made == 0)
     #expect(events > 0)
+  }
+
+  /// The shipped model on the demo workout: exercises start (with backfill) and end, engines
+  /// count, anchors watch. The workout plays twice in one stream; the second time, every
+  /// exercise has been met once, and nothing is allocated.
+  @Test func aSessionFollowingAWorkoutAllocatesNothingPerFrame() throws {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().path
+    let runtime = Runtime(
+      classifier: try WeightsFile.load(repository + "/Weights/default.spotter"),
+      catalogue: try ExerciseCatalogue.load())
+    let session = runtime.makeSession()
+    var options = RecordingOptions()
+    options.camera = .front
+    let recording = Recorder.record(.demo, options: options, seed: 4)
+    let duration = recording.frames.last!.t + 1
+    var frame = PeopleFrame()
+    var (starts, reps) = (0, 0)
+    func push(_ index: Int, pass: Int) {
+      frame.t = recording.frames[index].t + Double(pass) * duration
+      frame.people.removeAll(keepingCapacity: true)
+      if recording.frames[index].pose.hasPerson {
+        frame.people.append(recording.frames[index].pose)
+      }
+      session.push(frame) { event in
+        switch event {
+        case .exerciseStarted: starts += 1
+        case .rep: reps += 1
+        default: break
+        }
+      }
+    }
+    for index in recording.frames.indices { push(index, pass: 0) }
+    (starts, reps) = (0, 0)
+    let made = Self.allocations { for index in recording.frames.indices { push(index, pass: 1) } }
+    #expect(made == 0)
+    #expect(starts >= 4 && reps >= 40, "\(starts) starts, \(reps) reps")
   }
 }
