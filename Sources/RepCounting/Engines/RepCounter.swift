@@ -9,8 +9,8 @@ import Poses
 /// second or more, or when nobody has been seen for a second, the engine waits and then starts
 /// afresh: a walk into position counts nothing. Travel is measured over half a second, so a
 /// hip flickering in and out of view is not a step; sideways only, because squats, push-ups
-/// and jumps move the hips up and down, quickly. Walking towards the camera, or getting down
-/// to the floor, is left to the anchors: it moves the feet or the hands.
+/// and jumps move the hips up and down, quickly. Getting down to the floor (and, for a
+/// definition that anchors the feet, walking towards the camera) is left to the anchors.
 public final class RepCounter {
   public let engine: any RepEngine
   /// Two seconds of history, as for the features: shorter follows someone walking closer a
