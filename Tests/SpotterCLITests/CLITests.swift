@@ -110,6 +110,11 @@ enum Spotter {
     ),
     (["inspect", "a", "b"], "Error: unexpected argument 'b'"),
     (["launch"], "Error: unknown command 'launch'"),
+    (
+      ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
+      "Error: --workouts scores whole files; --reps-only and --fold are for clips"
+    ),
+    (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
     ([], "Error: no command given"),
   ]
 

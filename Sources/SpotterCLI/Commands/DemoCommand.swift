@@ -16,7 +16,7 @@ enum DemoCommand {
     options: RuntimeOptions.options + [
       .flag("realtime", "Play the workout at its own pace instead of as fast as possible."),
       .value("seed", "N", "Which synthetic person, camera and tempo.", default: "1"),
-      .value("camera", "VIEW", "any, front, side, oblique or back.", default: "front"),
+      CameraOption.option(default: "front"),
       .value(
         "history", "FILE", "Workout history to append the summary to.",
         default: "$XDG_DATA_HOME/spotter/history.jsonl"),
@@ -33,10 +33,7 @@ enum DemoCommand {
     let runtime = try RuntimeOptions.runtime(arguments)
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     var options = RecordingOptions()
-    guard let camera = VirtualCamera.Range.named(arguments.string("camera")!) else {
-      throw CLIError.usage("--camera must be any, front, side, oblique or back", command: command)
-    }
-    options.camera = camera
+    options.camera = try CameraOption.parse(arguments, command: command)
     let plan = WorkoutPlan.demo
     let recording = Recorder.record(plan, options: options, seed: seed)
     let session = runtime.makeSession()

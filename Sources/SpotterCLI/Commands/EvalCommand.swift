@@ -44,6 +44,13 @@ enum EvalCommand {
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
+    // Whole files: clip options would be silently ignored.
+    if arguments.flag("workouts")
+      && (arguments.flag("reps-only") || arguments.string("fold") != nil)
+    {
+      throw CLIError.usage(
+        "--workouts scores whole files; --reps-only and --fold are for clips", command: command)
+    }
     let annotations = try Annotations.read(path)
     if arguments.flag("workouts") { return try workouts(annotations, arguments) }
     let catalogue = try ExerciseCatalogueOption.load(arguments)

@@ -21,7 +21,7 @@ enum SynthCommand {
         "count", "N", "How many recordings (each a new person, camera and seed).", default: "1"),
       .value(
         "seed", "N", "Seed of the first recording; the next ones count up from it.", default: "1"),
-      .value("camera", "VIEW", "any, front, side, oblique or back.", default: "any"),
+      CameraOption.option(default: "any"),
       .value("noise", "LEVEL", "Detector noise: none, light, normal or heavy.", default: "normal"),
       .value("fps", "N", "Detector frame rate (default: drawn from 15, 24, 25, 30, 60)."),
       .value(
@@ -75,10 +75,7 @@ enum SynthCommand {
       }
     }
     var options = RecordingOptions()
-    guard let camera = VirtualCamera.Range.named(arguments.string("camera")!) else {
-      throw CLIError.usage("--camera must be any, front, side, oblique or back", command: command)
-    }
-    options.camera = camera
+    options.camera = try CameraOption.parse(arguments, command: command)
     guard let noise = DetectorModel.named(arguments.string("noise")!) else {
       throw CLIError.usage("--noise must be none, light, normal or heavy", command: command)
     }
