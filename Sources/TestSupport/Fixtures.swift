@@ -42,12 +42,21 @@ public enum Fixtures {
     return pose
   }
 
-  /// A fresh temporary folder, removed by nobody: tests write below it.
+  /// A fresh temporary folder for one test to write below. All of them live in one folder per
+  /// test process, removed when the process exits, so test runs leave nothing behind.
   public static func temporaryFolder(_ name: String = "spotter-tests") -> String {
-    let path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
+    let path = processFolder + "/\(name)-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
+
+  /// Short enough that a socket path below it stays under the 108-byte limit of `sun_path`.
+  private static let processFolder: String = {
+    let path = NSTemporaryDirectory() + "spotter-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: Fixtures.processFolder) }
+    return path
+  }()
 
   /// Writes `text` to a file in a temporary folder and returns its path.
   public static func file(named name: String = "poses.jsonl", _ text: String) -> String {
