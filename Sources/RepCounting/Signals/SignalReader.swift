@@ -46,13 +46,13 @@ struct SignalReader: Sendable {
   private var restingLevel: Double?
   static let restingWeight = 1.0 / 150
 
-  /// Forgets the last few frames (the spike filters, a hidden side's held value), keeping
-  /// what was learned about the person: for a stream that resumes after a gap.
   /// Forgets everything seen: the person moved (or a new stream began) and is learned afresh.
   mutating func restart() {
     self = SignalReader(spec: spec, references: references)
   }
 
+  /// Forgets the last few frames (the spike filters, a hidden side's held value), keeping
+  /// what was learned about the person: for a stream that resumes after a gap.
   mutating func forgetRecent() {
     leftFilter = MedianOfThree()
     rightFilter = MedianOfThree()
