@@ -51,9 +51,10 @@ libspotter: deps
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
 
 # The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the Penn Action train
-# split when ../shared/data is present. About 10 minutes on a 2-core machine.
+# split when ../shared/data is present. About 16 minutes on a 2-core machine, and about 19 GB
+# of memory at the peak (every window is held in memory).
 PENN ?= ../shared/data/penn-action-train/annotations.json
 weights: deps
 	$(SWIFT) build -c release --product spotter
-	$(RELEASE_BIN)/spotter train --synthetic 800 --epochs 12 --windows-per-epoch 60000 --seed 1 \
+	$(RELEASE_BIN)/spotter train --synthetic 2400 --epochs 16 --windows-per-epoch 60000 --seed 1 \
 	  $(if $(wildcard $(PENN)),--annotations $(PENN)) --output Weights/default.spotter

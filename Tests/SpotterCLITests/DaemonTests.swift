@@ -25,7 +25,17 @@ import Testing
         ] + extra
       process.standardError = FileHandle.nullDevice
       try process.run()
-      for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+      // Up to 20 s: loading the model takes longer on a machine busy with other work.
+      for _ in 0..<1000 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+    }
+
+    /// A test that fails before stopping its server must not leave it running: the test run
+    /// would wait for it forever.
+    deinit {
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
     }
 
     func stop() -> Int32 {
@@ -61,7 +71,10 @@ import Testing
           connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
         }
       }
-      guard result == 0 else { throw DaemonTestError.connect }
+      guard result == 0 else {
+        close(fd)
+        throw DaemonTestError.connect
+      }
       guard read else { return }
       reader.enter()
       Thread.detachNewThread { [self] in

@@ -76,9 +76,10 @@ import Testing
   }
 
   /// The shipped model is not perfect (Weights/MODEL_CARD.md): over seeds 5001–5020 it found
-  /// 73 of 80 sets with both boundaries within a second of the truth, counted 74 exactly,
-  /// backfilled 56 reps and counted 20 reps of exercises not in the workout, when this was
-  /// written. The floors sit a little below that, so a worse model or a broken hand-off fails.
+  /// 79 of 80 sets with both boundaries within a second of the truth, counted 78 exactly,
+  /// backfilled 50 reps and counted no reps of exercises not in the workout, when this was
+  /// written (the model before it: 73, 74, 56 and 20). The floors sit a little below that, so
+  /// a worse model or a broken hand-off fails.
   @Test func demoWorkoutsAreFollowedAndCounted() {
     var card = Scorecard()
     for seed in UInt64(5001)...5020 {
@@ -86,36 +87,58 @@ import Testing
       card.add(recording, Self.run(Self.frames(recording)))
     }
     #expect(card.sets == 80)
-    #expect(card.foundOnTime >= 70, "\(card)")
-    #expect(card.countedExactly >= 71, "\(card)")
-    #expect(card.phantomReps <= 24, "\(card)")
+    #expect(card.foundOnTime >= 76, "\(card)")
+    #expect(card.countedExactly >= 75, "\(card)")
+    #expect(card.phantomReps <= 8, "\(card)")
     // The first reps of a set happen before the classifier is sure: backfill counts them.
     #expect(card.backfilled >= 45, "\(card)")
   }
 
+  /// Rests, a walk and three seconds with nobody in view count nothing, for 19 of 20 people seen
+  /// from the front. Measured: one counted (seed 5016: a curl during the first rest, with this
+  /// model and the one before it).
   @Test func restsWalksAndGapsCountNothing() {
     let plan = WorkoutPlan(items: [
-      .rest(seconds: 6), .other(.walking, seconds: 8), .other(.armSwings, seconds: 6),
-      .rest(seconds: 5),
+      .rest(seconds: 6), .other(.walking, seconds: 8), .rest(seconds: 5),
     ])
     var options = RecordingOptions()
     options.camera = .front
-    let recording = Recorder.record(plan, options: options, seed: 5003)
-    var frames = Self.frames(recording)
-    for index in frames.indices where frames[index].t > 10 && frames[index].t < 13 {
-      frames[index].people = []
-    }  // nobody in view
-    let events = Self.run(frames)
-    let reps = events.filter { if case .rep = $0 { return true } else { return false } }
-    #expect(
-      reps.isEmpty,
-      "\(events.filter { if case .prediction = $0 { return false } else { return true } }.map(\.jsonLine))"
-    )
-    #expect(
-      events.contains(.presence(t: 0, present: false))
-        || events.contains {
+    var counted: [UInt64] = []
+    for seed in UInt64(5003)..<5023 {
+      let recording = Recorder.record(plan, options: options, seed: seed)
+      var frames = Self.frames(recording)
+      for index in frames.indices where frames[index].t > 10 && frames[index].t < 13 {
+        frames[index].people = []
+      }  // nobody in view
+      let events = Self.run(frames)
+      if events.contains(where: { if case .rep = $0 { return true } else { return false } }) {
+        counted.append(seed)
+      }
+      #expect(
+        events.contains {
           if case .presence(_, false) = $0 { return true } else { return false }
-        })
+        }, "seed \(seed): the gap was not reported")
+    }
+    #expect(counted.count <= 1, "reps in \(counted.count) of 20 recordings, seeds \(counted)")
+  }
+
+  /// Arm swings (forward and back, or circles) look much like alternating front raises or
+  /// curls: over 40 people seen from the front, the runtime counts reps in a few. Measured:
+  /// 8 of 40 with the shipped model (10 with the one before it).
+  @Test func armSwingsRarelyCount() {
+    let plan = WorkoutPlan(items: [
+      .rest(seconds: 4), .other(.armSwings, seconds: 6), .rest(seconds: 4),
+    ])
+    var options = RecordingOptions()
+    options.camera = .front
+    var counted: [UInt64] = []
+    for seed in UInt64(5003)..<5043 {
+      let events = Self.run(Self.frames(Recorder.record(plan, options: options, seed: seed)))
+      if events.contains(where: { if case .rep = $0 { return true } else { return false } }) {
+        counted.append(seed)
+      }
+    }
+    #expect(counted.count <= 10, "reps in \(counted.count) of 40 recordings, seeds \(counted)")
   }
 
   @Test func aStreamThatStartsMidRepDoesNotDoubleCount() throws {
