@@ -98,22 +98,16 @@ import Testing
   /// from the front. Measured: one counted (seed 5016: a curl during the first rest, with this
   /// model and the one before it).
   @Test func restsWalksAndGapsCountNothing() {
-    let plan = WorkoutPlan(items: [
-      .rest(seconds: 6), .other(.walking, seconds: 8), .rest(seconds: 5),
-    ])
-    var options = RecordingOptions()
-    options.camera = .front
     var counted: [UInt64] = []
     for seed in UInt64(5003)..<5023 {
-      let recording = Recorder.record(plan, options: options, seed: seed)
-      var frames = Self.frames(recording)
+      var frames = Self.frames(
+        Self.fromTheFront(
+          [.rest(seconds: 6), .other(.walking, seconds: 8), .rest(seconds: 5)], seed))
       for index in frames.indices where frames[index].t > 10 && frames[index].t < 13 {
         frames[index].people = []
       }  // nobody in view
       let events = Self.run(frames)
-      if events.contains(where: { if case .rep = $0 { return true } else { return false } }) {
-        counted.append(seed)
-      }
+      if events.contains(where: Self.isRep) { counted.append(seed) }
       #expect(
         events.contains {
           if case .presence(_, false) = $0 { return true } else { return false }
@@ -126,19 +120,23 @@ import Testing
   /// curls: over 40 people seen from the front, the runtime counts reps in a few. Measured:
   /// 8 of 40 with the shipped model (10 with the one before it).
   @Test func armSwingsRarelyCount() {
-    let plan = WorkoutPlan(items: [
-      .rest(seconds: 4), .other(.armSwings, seconds: 6), .rest(seconds: 4),
-    ])
-    var options = RecordingOptions()
-    options.camera = .front
-    var counted: [UInt64] = []
-    for seed in UInt64(5003)..<5043 {
-      let events = Self.run(Self.frames(Recorder.record(plan, options: options, seed: seed)))
-      if events.contains(where: { if case .rep = $0 { return true } else { return false } }) {
-        counted.append(seed)
-      }
+    let counted = (UInt64(5003)..<5043).filter { seed in
+      let plan: [WorkoutPlan.Item] = [
+        .rest(seconds: 4), .other(.armSwings, seconds: 6), .rest(seconds: 4),
+      ]
+      return Self.run(Self.frames(Self.fromTheFront(plan, seed))).contains(where: Self.isRep)
     }
     #expect(counted.count <= 10, "reps in \(counted.count) of 40 recordings, seeds \(counted)")
+  }
+
+  static func fromTheFront(_ items: [WorkoutPlan.Item], _ seed: UInt64) -> Recording {
+    var options = RecordingOptions()
+    options.camera = .front
+    return Recorder.record(WorkoutPlan(items: items), options: options, seed: seed)
+  }
+
+  static func isRep(_ event: SpotterEvent) -> Bool {
+    if case .rep = event { return true } else { return false }
   }
 
   @Test func aStreamThatStartsMidRepDoesNotDoubleCount() throws {
