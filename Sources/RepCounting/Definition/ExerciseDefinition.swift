@@ -55,8 +55,9 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   }
 
   /// Joints that stay where they are through every rep (the hands of a push-up, the feet of a
-  /// squat). A "rep" during which one of them moved farther than `maxTravel` body sizes, from
-  /// its start to its end, was getting into position or walking about, and is not counted.
+  /// squat). One seen more than `maxTravel` body sizes from its place for a few frames in a row
+  /// means the person is getting into position or walking about: the rep under way is dropped
+  /// and counting starts afresh (`AnchorTracker`).
   public struct Anchors: Codable, Equatable, Sendable {
     public var joints: [String]
     public var maxTravel: Double

@@ -45,7 +45,7 @@ public final class RepCounter {
     let afterGap = lastSeen.map { t - $0 > 0.15 } ?? false
     lastSeen = t
     while let first = trail.first, t - first.t > 0.5 { trail.removeFirst() }
-    trail.append((t, Self.centre(pose)?.x))
+    trail.append((t, Self.centreX(pose)))
     if let first = trail.first, t - first.t > 0.25 {
       moving += 0.2 * ((travelling(span: Float(t - first.t), size: bodySize) ? 1 : 0) - moving)
     }
@@ -84,12 +84,12 @@ public final class RepCounter {
 
   /// Where the body is across the picture: the hips' centre, or the one hip seen. Never the
   /// mean of all joints, which moves whenever the arms do.
-  private static func centre(_ pose: Pose) -> (x: Float, y: Float)? {
+  private static func centreX(_ pose: Pose) -> Float? {
     let (left, right) = (pose[.leftHip], pose[.rightHip])
     switch (left.confidence > 0.3, right.confidence > 0.3) {
-    case (true, true): return ((left.x + right.x) / 2, (left.y + right.y) / 2)
-    case (true, false): return (left.x, left.y)
-    case (false, true): return (right.x, right.y)
+    case (true, true): return (left.x + right.x) / 2
+    case (true, false): return left.x
+    case (false, true): return right.x
     case (false, false): return nil
     }
   }
