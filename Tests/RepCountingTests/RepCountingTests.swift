@@ -23,7 +23,7 @@ let counted: [(name: String, views: [String])] = [
   ("lunge", ["front", "side", "oblique"]), ("bicep_curl", ["front", "oblique"]),
   ("front_raise", ["front", "side", "back"]),
   ("shoulder_press", ["front", "side", "oblique", "back"]),
-  ("knee_raise", ["front", "side", "back"]), ("side_tilt", ["front", "back"]),
+  ("knee_raise", ["front", "side", "oblique", "back"]), ("side_tilt", ["front", "back"]),
   ("side_tilt_stages", ["front", "back"]), ("knee_raise_stages", ["oblique"]),
   ("front_push_up", ["front"]),
 ]
@@ -332,6 +332,72 @@ func recording(
     #expect(abs(SignalReader.orientation(b, Joint(x: 1, y: 5, confidence: 1)) - 180) < 1e-9)
   }
 
+  /// A thigh raised level with the hip leans 90° from the trunk, however the camera is
+  /// rolled; without `relative_to`, the lean is from straight down in the picture. A segment
+  /// seen end-on has no direction.
+  @Test func inclinationIsTheLeanFromTheTrunk() {
+    func lean(roll: Double, relative: Bool, thigh: Float = 40) -> Double? {
+      // Hip at the origin, shoulders above, knee forward; all turned by `roll` in the picture.
+      let (c, s) = (Float(cos(roll * .pi / 180)), Float(sin(roll * .pi / 180)))
+      func at(_ x: Float, _ y: Float) -> Joint {
+        Joint(x: 200 + c * x - s * y, y: 200 + s * x + c * y, confidence: 1)
+      }
+      var pose = Pose()
+      (pose[.leftHip], pose[.rightHip]) = (at(-10, 0), at(10, 0))
+      (pose[.leftShoulder], pose[.rightShoulder]) = (at(-15, -80), at(15, -80))
+      pose[.leftKnee] = at(-10 + thigh, 0)
+      let spec = SignalSpec(
+        kind: .inclination, from: "left_hip", to: "left_knee",
+        relativeTo: relative ? ["shoulder_centre", "hip_centre"] : nil)
+      var reader = SignalReader(spec: spec, references: ExerciseCatalogue.references(of: spec))
+      return reader.value(pose, bodySize: 100, minConfidence: 0.3)
+    }
+    for roll in [0.0, 25, -40] {
+      #expect(abs(lean(roll: roll, relative: true)! - 90) < 1e-3, "roll \(roll)")
+    }
+    #expect(abs(lean(roll: 0, relative: false)! - 90) < 1e-3)
+    #expect(abs(lean(roll: 25, relative: false)! - 65) < 1e-3)
+    #expect(lean(roll: 0, relative: true, thigh: 10) == nil)
+  }
+
+  /// Two signals for one movement: a rep either sees counts once, the count is the higher of
+  /// theirs, and the signal behind does not cue a partial rep that the other counted. Here the
+  /// main signal reads the hand's height and the alternative its reach sideways.
+  @Test func aRepAnySignalSeesCountsOnce() throws {
+    let json = #"""
+      {"name": "reach", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3},
+       "partial": {"min_range": 0.1, "cue": "higher"},
+       "alternatives": [{
+         "signal": {"kind": "horizontal_offset", "from": "left_hip", "to": "left_wrist"},
+         "direction": "up", "thresholds": {"mode": "adaptive", "min_range": 0.3},
+         "partial": {"min_range": 0.1, "cue": "further"}}]}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "reach.json")
+    let engine = ExerciseCatalogue.makeEngine(definition)
+    var events: [RepEvent] = []
+    var t = 0.0
+    // Reps of one second with half a second's rest: (sideways, up) reach in body sizes.
+    let reps: [(Float, Float)] = [(0.6, 0), (0.6, 0), (0.6, 0), (0.6, 0.6), (0.6, 0.6), (0.6, 0.2)]
+    for (sideways, up) in reps {
+      for frame in 0..<45 {
+        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+        pose[.leftWrist] = Joint(
+          x: 320 + 100 * sideways * phase, y: 250 - 100 * up * phase, confidence: 1)
+        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+    }
+    let counted = events.compactMap { if case .rep(let rep) = $0 { rep.count } else { nil } }
+    #expect(counted == [1, 2, 3, 4, 5, 6])
+    #expect(engine.count == 6)
+    #expect(!events.contains { if case .cue = $0 { true } else { false } }, "\(events)")
+  }
+
   @Test func aStagedRepTooSoonAfterTheLastIsCuedNotCounted() throws {
     var definition = try #require(catalogue.definition(named: "side_tilt_stages"))
     definition.cooldownSeconds = 2
@@ -433,6 +499,26 @@ func recording(
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10},"anchors":{"joints":["ankle"],"max_travel":0}}"#,
       "anchors.max_travel", "must be in (0, 10] body sizes, got 0.0"
+    ),
+    (
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"direction":"up","thresholds":{"mode":"adaptive","min_range":-5}}]}"#,
+      "alternatives[0].thresholds.min_range", "adaptive thresholds need min_range above 0"
+    ),
+    (
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"thresholds":{"mode":"adaptive","min_range":40}}]}"#,
+      "alternatives[0].direction", "is required"
+    ),
+    (
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"inclination","from":"hip","to":"knee","relative_to":["hip_centre"]},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":40}}"#,
+      "signal.relative_to", "needs two joints"
+    ),
+    (
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee","relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "signal.relative_to", "is only for inclination"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}],"alternatives":[]}"#,
+      "alternatives", "only the signal engine takes alternative signals"
     ),
     ("{not json", "", "is not valid JSON"),
   ]

@@ -50,7 +50,7 @@ extension ExerciseDefinition {
   /// The words each enumerated field takes, for messages.
   private static let allowedValues: [String: String] = [
     "engine": "signal, staged", "direction": "down, up", "mode": "fixed, adaptive",
-    "kind": "angle, vertical_offset, horizontal_offset, distance",
+    "kind": "angle, vertical_offset, horizontal_offset, distance, inclination",
     "side": "left, right, mean, min, max, most_confident",
     "measure": "range, extreme, start, duration",
   ]
@@ -147,7 +147,18 @@ extension ExerciseDefinition {
       if let partial, partial.minRange <= 0 {
         throw fail("partial.min_range", "must be above 0, got \(partial.minRange)")
       }
+      // Each alternative must make a valid definition of its own; its errors name it.
+      for (index, alternative) in alternativeDefinitions.enumerated() {
+        do {
+          try alternative.validate(file: file)
+        } catch let error as DefinitionError {
+          throw fail("alternatives[\(index)].\(error.field)", error.message)
+        }
+      }
     case .staged:
+      if alternatives != nil {
+        throw fail("alternatives", "only the signal engine takes alternative signals")
+      }
       guard let stages, stages.count >= 2 else {
         throw fail("stages", "the staged engine needs at least two stages")
       }
@@ -206,6 +217,19 @@ extension ExerciseDefinition {
           "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
       }
     default:
+      if let relativeTo = signal.relativeTo {
+        guard signal.kind == .inclination else {
+          throw fail("\(field).relative_to", "is only for inclination")
+        }
+        guard relativeTo.count == 2 else {
+          throw fail("\(field).relative_to", "needs two joints, the direction from the first")
+        }
+        for (index, name) in relativeTo.enumerated() where JointReference(name: name) == nil {
+          throw fail(
+            "\(field).relative_to[\(index)]",
+            "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
+        }
+      }
       for (key, name) in [("from", signal.from), ("to", signal.to)] {
         guard let name else {
           throw fail("\(field).\(key)", "is required for \(signal.kind.rawValue)")

@@ -58,13 +58,17 @@ public struct ExerciseCatalogue: Sendable {
   /// A fresh engine for a definition.
   public static func makeEngine(_ definition: ExerciseDefinition) -> any RepEngine {
     switch definition.engine {
-    case .signal: SignalEngine(definition)
+    case .signal:
+      definition.alternatives?.isEmpty == false
+        ? MultiSignalEngine(definition) : SignalEngine(definition)
     case .staged: StagedEngine(definition)
     }
   }
 
   /// A validated signal's joints, resolved.
   static func references(of signal: SignalSpec) -> [JointReference] {
-    (signal.joints ?? [signal.from, signal.to].compactMap { $0 }).map { JointReference(name: $0)! }
+    (signal.joints ?? [signal.from, signal.to].compactMap { $0 } + (signal.relativeTo ?? [])).map {
+      JointReference(name: $0)!
+    }
   }
 }

@@ -23,6 +23,9 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   public var direction: Direction?
   public var thresholds: Thresholds?
   public var partial: PartialRule?
+  /// Signal engine: more signals for the same movement, for cameras from which the main one
+  /// is blind. Each counts on its own; the exercise's count is the highest of their counts.
+  public var alternatives: [Alternative]?
   /// Staged engine: the cycle of stages and the cooldown between reps.
   public var stages: [Stage]?
   public var cooldownSeconds: Double?
@@ -61,6 +64,37 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   public struct Anchors: Codable, Equatable, Sendable {
     public var joints: [String]
     public var maxTravel: Double
+  }
+
+  /// Another signal for the same movement, with what depends on its units: a thigh raised
+  /// towards a camera in front barely changes the knee's height in the picture, but seen from
+  /// the side or at an angle the thigh's lean shows it plainly. Everything else (confidence,
+  /// rep durations, anchors) is the definition's own.
+  public struct Alternative: Codable, Equatable, Sendable {
+    public var signal: SignalSpec
+    public var direction: Direction
+    public var thresholds: Thresholds
+    /// The definition's smoothing unless given.
+    public var smoothing: Double?
+    public var partial: PartialRule?
+    public var cues: [CueRule]?
+  }
+
+  /// Each alternative as a definition of its own: this one with the alternative's signal,
+  /// direction, thresholds, partial rule and cues (none unless given: they are in the main
+  /// signal's units), and smoothing if given.
+  public var alternativeDefinitions: [ExerciseDefinition] {
+    (alternatives ?? []).map { alternative in
+      var definition = self
+      definition.alternatives = nil
+      definition.signal = alternative.signal
+      definition.direction = alternative.direction
+      definition.thresholds = alternative.thresholds
+      definition.smoothing = alternative.smoothing ?? smoothing
+      definition.partial = alternative.partial
+      definition.cues = alternative.cues
+      return definition
+    }
   }
 
   /// Movements too shallow to count but deep enough to mention.
@@ -108,7 +142,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
 
   enum CodingKeys: String, CodingKey {
     case name, label, description, engine, signal, smoothing, direction, thresholds, partial,
-      stages, measure, cues, anchors
+      alternatives, stages, measure, cues, anchors
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
@@ -158,6 +192,10 @@ public struct SignalSpec: Codable, Equatable, Sendable {
     case horizontalOffset = "horizontal_offset"
     /// The distance from `from` to `to`, in body sizes.
     case distance
+    /// How far the segment from `from` to `to` leans away from the direction of `relative_to`
+    /// (two joints; straight down in the picture without), 0–180°: a thigh raised forward,
+    /// seen from the side or at an angle, leans from the trunk.
+    case inclination
   }
 
   /// Which side's joints: one side, both combined, or the side the detector sees better.
@@ -174,4 +212,14 @@ public struct SignalSpec: Codable, Equatable, Sendable {
   public var side: Side?
   /// Use the value's size, whatever its sign: a tilt to either side is one movement.
   public var absolute: Bool?
+  /// For `inclination`: the direction leaned from, as two joints (e.g. the trunk, from
+  /// `shoulder_centre` to `hip_centre`). A camera close and high above sees a person below it
+  /// foreshortened, feet towards the middle of the picture: legs point up there, along the
+  /// body.
+  public var relativeTo: [String]?
+
+  enum CodingKeys: String, CodingKey {
+    case kind, joints, from, to, side, absolute
+    case relativeTo = "relative_to"
+  }
 }

@@ -58,7 +58,7 @@ final class SignalEngine: RepEngine {
     let signal = definition.signal!
     reader = SignalReader(spec: signal, references: ExerciseCatalogue.references(of: signal))
     rules = FormRules(definition)
-    scaled = signal.kind != .angle
+    scaled = signal.kind != .angle && signal.kind != .inclination
     sign = definition.direction == .up ? -1 : 1
     alpha = definition.smoothing!
     minConfidence = Float(definition.minConfidence)

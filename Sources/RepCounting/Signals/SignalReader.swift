@@ -17,7 +17,7 @@ struct SignalReader: Sendable {
   private var rightFilter = MedianOfThree()
   private var centreFilter = MedianOfThree()
   /// Per reference, for pair centres: half the last left-to-right vector, in body sizes.
-  private var centreMemory: [(dx: Float, dy: Float, age: Int)?] = [nil, nil, nil]
+  private var centreMemory: [(dx: Float, dy: Float, age: Int)?] = [nil, nil, nil, nil]
   private var rightMemory: (value: Double, age: Int)?
 
   init(spec: SignalSpec, references: [JointReference]) {
@@ -162,6 +162,9 @@ struct SignalReader: Sendable {
     return last.value
   }
 
+  /// The shortest segment, in body sizes, whose `inclination` is measured.
+  static let shortestInclined: Float = 0.3
+
   /// Frames a missing side keeps its last value (a third of a second at 30 fps).
   static let holdFrames = 10
 
@@ -176,20 +179,39 @@ struct SignalReader: Sendable {
   private mutating func measure(
     _ pose: Pose, side: SideChoice?, bodySize: Float, minConfidence: Float
   ) -> Double? {
+    // Up to four joints (an inclination's segment and the one it leans from), none missing.
+    var joints: (Joint, Joint, Joint, Joint) = (.missing, .missing, .missing, .missing)
+    for index in references.indices {
+      guard
+        let joint = point(index, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
+      else { return nil }
+      switch index {
+      case 0: joints.0 = joint
+      case 1: joints.1 = joint
+      case 2: joints.2 = joint
+      default: joints.3 = joint
+      }
+    }
+    let (a, b, c, d) = joints
     switch spec.kind {
     case .angle:
-      guard let a = point(0, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
-        let b = point(1, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
-        let c = point(2, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
-      else { return nil }
       return Self.angle(a, b, c)
+    case .inclination:
+      // A segment seen end-on (a thigh swung back, a trunk right under a camera high above)
+      // is a few pixels long, and its direction is the detector's jitter.
+      let shortest = Self.shortestInclined * bodySize
+      let relative = references.count == 4
+      guard Self.length(a, b) >= shortest, !relative || Self.length(c, d) >= shortest else {
+        return nil
+      }
+      let leaning = Self.orientation(a, b)
+      let from = relative ? Self.orientation(c, d) : 180  // straight down
+      let difference = abs(leaning - from)
+      return difference > 180 ? 360 - difference : difference
     case .verticalOffset, .horizontalOffset, .distance:
-      guard bodySize > 0,
-        let from = point(0, pose, side: side, bodySize: bodySize, minConfidence: minConfidence),
-        let to = point(1, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
-      else { return nil }
-      let dx = Double(to.x - from.x)
-      let dy = Double(to.y - from.y)
+      guard bodySize > 0 else { return nil }
+      let dx = Double(b.x - a.x)
+      let dy = Double(b.y - a.y)
       let scale = Double(bodySize)
       switch spec.kind {
       case .verticalOffset: return -dy / scale  // image y points down: above is positive
@@ -205,6 +227,11 @@ struct SignalReader: Sendable {
     let (ux, uy) = (Double(a.x - b.x), Double(a.y - b.y))
     let (vx, vy) = (Double(c.x - b.x), Double(c.y - b.y))
     return atan2(abs(ux * vy - uy * vx), ux * vx + uy * vy) * 180 / .pi
+  }
+
+  static func length(_ a: Joint, _ b: Joint) -> Float {
+    let (dx, dy) = (b.x - a.x, b.y - a.y)
+    return (dx * dx + dy * dy).squareRoot()
   }
 
   /// The direction from `a` to `b`, 0–360° clockwise from image-up.

@@ -27,23 +27,10 @@ enum ExercisesCommand {
       )
       switch definition.engine {
       case .signal:
-        let signal = definition.signal!
-        let joints = signal.joints?.joined(separator: "–") ?? "\(signal.from!) → \(signal.to!)"
-        print(
-          "  signal      \(signal.kind.rawValue) \(joints), side \(signal.side?.rawValue ?? "mean")"
-        )
-        let thresholds = definition.thresholds!
-        switch thresholds.mode {
-        case .fixed:
-          print(
-            "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(definition.direction!.rawValue)"
-          )
-        case .adaptive:
-          print(
-            "  thresholds  adaptive: at least \(thresholds.minRange!) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
-          )
+        printSignal(of: definition, as: "signal")
+        for alternative in definition.alternativeDefinitions {
+          printSignal(of: alternative, as: "or signal")
         }
-        print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
       case .staged:
         for stage in definition.stages! {
           let alternatives = stage.any.map { requirements in
@@ -68,5 +55,28 @@ enum ExercisesCommand {
       }
     }
     return 0
+  }
+
+  /// A signal definition's signal, thresholds, smoothing and confidence gate.
+  private static func printSignal(of definition: ExerciseDefinition, as title: String) {
+    let signal = definition.signal!
+    let joints = signal.joints?.joined(separator: "–") ?? "\(signal.from!) → \(signal.to!)"
+    let relative = signal.relativeTo.map { " from \($0.joined(separator: " → "))" } ?? ""
+    let heading = title.padding(toLength: 12, withPad: " ", startingAt: 0)
+    print(
+      "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side \(signal.side?.rawValue ?? "mean")"
+    )
+    let thresholds = definition.thresholds!
+    switch thresholds.mode {
+    case .fixed:
+      print(
+        "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(definition.direction!.rawValue)"
+      )
+    case .adaptive:
+      print(
+        "  thresholds  adaptive: at least \(thresholds.minRange!) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
+      )
+    }
+    print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
   }
 }
