@@ -17,7 +17,7 @@ struct SignalReader: Sendable {
   private var rightFilter = MedianOfThree()
   private var centreFilter = MedianOfThree()
   /// Per reference, for pair centres: half the last left-to-right vector, in body sizes.
-  private var centreMemory: [(dx: Float, dy: Float, age: Int)?] = [nil, nil, nil, nil]
+  private var centreMemory = CentreMemory()
   private var rightMemory: (value: Double, age: Int)?
 
   init(spec: SignalSpec, references: [JointReference]) {
@@ -179,39 +179,32 @@ struct SignalReader: Sendable {
   private mutating func measure(
     _ pose: Pose, side: SideChoice?, bodySize: Float, minConfidence: Float
   ) -> Double? {
-    // Up to four joints (an inclination's segment and the one it leans from), none missing.
-    var joints: (Joint, Joint, Joint, Joint) = (.missing, .missing, .missing, .missing)
-    for index in references.indices {
-      guard
-        let joint = point(index, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
-      else { return nil }
-      switch index {
-      case 0: joints.0 = joint
-      case 1: joints.1 = joint
-      case 2: joints.2 = joint
-      default: joints.3 = joint
-      }
+    func joint(_ index: Int) -> Joint? {
+      point(index, pose, side: side, bodySize: bodySize, minConfidence: minConfidence)
     }
-    let (a, b, c, d) = joints
     switch spec.kind {
     case .angle:
+      guard let a = joint(0), let b = joint(1), let c = joint(2) else { return nil }
       return Self.angle(a, b, c)
     case .inclination:
+      guard let a = joint(0), let b = joint(1) else { return nil }
       // A segment seen end-on (a thigh swung back, a trunk right under a camera high above)
       // is a few pixels long, and its direction is the detector's jitter.
       let shortest = Self.shortestInclined * bodySize
-      let relative = references.count == 4
-      guard Self.length(a, b) >= shortest, !relative || Self.length(c, d) >= shortest else {
-        return nil
+      guard Self.length(a, b) >= shortest else { return nil }
+      var from = 180.0  // straight down
+      if references.count == 4 {
+        guard let c = joint(2), let d = joint(3), Self.length(c, d) >= shortest else {
+          return nil
+        }
+        from = Self.orientation(c, d)
       }
-      let leaning = Self.orientation(a, b)
-      let from = relative ? Self.orientation(c, d) : 180  // straight down
-      let difference = abs(leaning - from)
+      let difference = abs(Self.orientation(a, b) - from)
       return difference > 180 ? 360 - difference : difference
     case .verticalOffset, .horizontalOffset, .distance:
-      guard bodySize > 0 else { return nil }
-      let dx = Double(b.x - a.x)
-      let dy = Double(b.y - a.y)
+      guard bodySize > 0, let from = joint(0), let to = joint(1) else { return nil }
+      let dx = Double(to.x - from.x)
+      let dy = Double(to.y - from.y)
       let scale = Double(bodySize)
       switch spec.kind {
       case .verticalOffset: return -dy / scale  // image y points down: above is positive
@@ -238,6 +231,33 @@ struct SignalReader: Sendable {
   static func orientation(_ a: Joint, _ b: Joint) -> Double {
     let degrees = atan2(Double(b.x - a.x), -Double(b.y - a.y)) * 180 / .pi
     return degrees < 0 ? degrees + 360 : degrees
+  }
+}
+
+/// Per reference (a signal has at most four), what a pair's centre was last seen as: half
+/// its left-to-right vector, in body sizes, and frames since. Fixed storage rather than an
+/// array: a constant array literal is shared, and its first write in a frame would copy it.
+struct CentreMemory: Sendable {
+  typealias Entry = (dx: Float, dy: Float, age: Int)?
+  private var entries: (Entry, Entry, Entry, Entry) = (nil, nil, nil, nil)
+
+  subscript(index: Int) -> Entry {
+    get {
+      switch index {
+      case 0: entries.0
+      case 1: entries.1
+      case 2: entries.2
+      default: entries.3
+      }
+    }
+    set {
+      switch index {
+      case 0: entries.0 = newValue
+      case 1: entries.1 = newValue
+      case 2: entries.2 = newValue
+      default: entries.3 = newValue
+      }
+    }
   }
 }
 
