@@ -444,6 +444,37 @@ func recording(
     #expect(!events.contains { if case .cue = $0 { true } else { false } }, "\(events)")
   }
 
+  /// The floor drops to `min_range_learned` once the person's own reps are known: the same
+  /// small movement is a partial rep before them and a rep after.
+  @Test func theFloorDropsOnceTheRepsAreKnown() throws {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15,
+                      "fraction": 0.3},
+       "partial": {"min_range": 0.1, "cue": "higher"}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let engine = ExerciseCatalogue.makeEngine(definition)
+    var events: [RepEvent] = []
+    var t = 0.0
+    // Rises of one second with half a second's rest, in body sizes: small, full, small.
+    for rise: Float in [0.2, 0.2, 0.4, 0.4, 0.4, 0.2, 0.2] {
+      for frame in 0..<45 {
+        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * rise * phase, confidence: 1)
+        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+    }
+    #expect(engine.count == 5)
+    let cues = events.filter { if case .cue = $0 { true } else { false } }
+    #expect(cues.count == 2, "\(events)")
+  }
+
   @Test func aStagedRepTooSoonAfterTheLastIsCuedNotCounted() throws {
     var definition = try #require(catalogue.definition(named: "side_tilt_stages"))
     definition.cooldownSeconds = 2
@@ -565,6 +596,10 @@ func recording(
     (
       #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}],"alternatives":[]}"#,
       "alternatives", "only the signal engine takes alternative signals"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"min_range_learned":0.3}}"#,
+      "thresholds.min_range_learned", "must be above 0 and at most min_range (0.2), got 0.3"
     ),
     ("{not json", "", "is not valid JSON"),
   ]

@@ -138,10 +138,16 @@ extension ExerciseDefinition {
         if let learn = thresholds.learnSeconds, !(learn >= 1 && learn <= 600) {
           throw fail("thresholds.learn_seconds", "must be in 1...600 seconds, got \(learn)")
         }
-        if let partial, partial.minRange >= minRange {
+        if let learned = thresholds.minRangeLearned, !(learned > 0 && learned <= minRange) {
+          throw fail(
+            "thresholds.min_range_learned",
+            "must be above 0 and at most min_range (\(minRange)), got \(learned)")
+        }
+        if let partial, partial.minRange >= thresholds.minRangeLearned ?? minRange {
           throw fail(
             "partial.min_range",
-            "must be below thresholds.min_range (\(minRange)), got \(partial.minRange)")
+            "must be below thresholds.min_range (\(minRange)) and min_range_learned, got \(partial.minRange)"
+          )
         }
       }
       if let partial, partial.minRange <= 0 {

@@ -51,6 +51,11 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var exit: Double?
     /// Adaptive: the least movement that can be a rep, in the signal's units.
     public var minRange: Double?
+    /// Adaptive: the least once the person's own full reps are known (`min_range` unless
+    /// given). Walking into position or standing still with a noisy detector never makes
+    /// those, so a lower floor after them counts small-looking reps (a knee raised towards a
+    /// camera above) without counting walks and jitter.
+    public var minRangeLearned: Double?
     /// Adaptive: a rep must move at least this share of the person's recent typical range.
     public var fraction: Double?
     /// Adaptive: how far back the typical range looks, in seconds.
@@ -156,6 +161,7 @@ extension ExerciseDefinition.Thresholds {
   enum CodingKeys: String, CodingKey {
     case mode, enter, exit, fraction
     case minRange = "min_range"
+    case minRangeLearned = "min_range_learned"
     case learnSeconds = "learn_seconds"
   }
 }

@@ -10,9 +10,10 @@ import Poses
 ///
 /// Thresholds are fixed numbers, or adaptive: the rep must move at least `min_range`, and at
 /// least `fraction` of the person's typical range over the last `learn_seconds` (the median of
-/// their recent full reps), measured from the highest point before the drop. So the engine
-/// learns each person's range within their first reps, from any camera angle, and rests,
-/// walking or a change of view seconds ago do not dilute it. Movements past `partial.min_range`
+/// their recent full reps), measured from the highest point before the drop; once those reps
+/// are known, the floor is `min_range_learned` (a walk or a still person never makes them).
+/// So the engine learns each person's range within their first reps, from any camera angle,
+/// and rests, walking or a change of view seconds ago do not dilute it. Movements past `partial.min_range`
 /// that turn back before the threshold are partial reps: not counted, but cued.
 final class SignalEngine: RepEngine {
   let definition: ExerciseDefinition
@@ -25,6 +26,7 @@ final class SignalEngine: RepEngine {
   private let fixedEnter: Double?
   private let fixedExit: Double?
   private let minRange: Double
+  private let learnedMinRange: Double
   private let fraction: Double
   private let learnSeconds: Double
   private let minRepSeconds: Double
@@ -71,6 +73,7 @@ final class SignalEngine: RepEngine {
       fixedExit = nil
     }
     minRange = thresholds.minRange ?? 0
+    learnedMinRange = thresholds.minRangeLearned ?? minRange
     fraction = thresholds.fraction ?? 0.5
     learnSeconds = thresholds.learnSeconds ?? 30
     minRepSeconds = definition.minRepSeconds ?? 0
@@ -100,8 +103,9 @@ final class SignalEngine: RepEngine {
     scale = nil
   }
 
-  /// The drop that starts a rep (adaptive): min_range, or `fraction` of the median range of
-  /// the person's full reps in the last `learn_seconds`.
+  /// The drop that starts a rep (adaptive): min_range, or once the person's full reps in the
+  /// last `learn_seconds` are known, `fraction` of their median range but at least
+  /// min_range_learned.
   private func required(at t: Double) -> Double {
     scratch.removeAll(keepingCapacity: true)
     for entry in recentRanges where t - entry.time <= learnSeconds {
@@ -115,7 +119,7 @@ final class SignalEngine: RepEngine {
       scratch[slot] = entry.range
     }
     guard !scratch.isEmpty else { return minRange }
-    return max(minRange, fraction * scratch[scratch.count / 2])
+    return max(learnedMinRange, fraction * scratch[scratch.count / 2])
   }
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {

@@ -73,8 +73,9 @@ enum ExercisesCommand {
         "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(definition.direction!.rawValue)"
       )
     case .adaptive:
+      let learned = thresholds.minRangeLearned.map { " (\($0) once reps are known)" } ?? ""
       print(
-        "  thresholds  adaptive: at least \(thresholds.minRange!) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
+        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
       )
     }
     print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
