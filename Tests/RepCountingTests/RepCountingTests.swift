@@ -118,19 +118,10 @@ func recording(
   /// the anchors (the elbow angle alone passes here; the anchors' own test is the curl's, and
   /// on the demo workouts they save two push-up sets).
   @Test func gettingDownToTheFloorIsNotAPushUp() {
-    let definition = catalogue.definition(named: "push_up")!
-    var wrong: [String] = []
-    for view in ["front", "side", "oblique", "back"] {
-      var options = RecordingOptions()
-      options.camera = VirtualCamera.Range.named(view)!
-      for seed in UInt64(600)..<612 {
-        let take = Recorder.record(
-          WorkoutPlan(items: [
-            .other(.walking, seconds: 4), .exercise(.pushUp, reps: 5, partialReps: 0),
-          ]), options: options, seed: seed)
-        let count = RepFixtures.count(definition, in: take, from: 0, to: .infinity).count
-        if count != 5 { wrong.append("\(view) seed \(seed): \(count)") }
-      }
+    let wrong = Self.wrongCounts("push_up", seeds: 600..<612) { _ in
+      WorkoutPlan(items: [
+        .other(.walking, seconds: 4), .exercise(.pushUp, reps: 5, partialReps: 0),
+      ])
     }
     #expect(wrong.isEmpty, "\(wrong)")
   }
@@ -142,23 +133,33 @@ func recording(
   /// it sees the set has ended; 48 recordings from four views. Measured: none wrong; 2 a rep
   /// too many without the anchors.
   @Test func gettingUpAfterSitUpsIsNotARep() {
-    let definition = catalogue.definition(named: "sit_up")!
+    let after: [OtherActivity.Kind] = [.standing, .walking, .stretching, .fidgeting]
+    let wrong = Self.wrongCounts("sit_up", seeds: 640..<652) { seed in
+      WorkoutPlan(items: [
+        .other(.standing, seconds: 2), .exercise(.sitUp, reps: 5, partialReps: 0),
+        .other(after[Int(seed) % 4], seconds: 3),
+      ])
+    }
+    #expect(wrong.isEmpty, "\(wrong)")
+  }
+
+  /// Recordings of `plan` (a set of 5 with something before or after) from the four named
+  /// views, counted whole by the definition `name`: the ones not counted as 5.
+  static func wrongCounts(
+    _ name: String, seeds: Range<UInt64>, plan: (UInt64) -> WorkoutPlan
+  ) -> [String] {
+    let definition = catalogue.definition(named: name)!
     var wrong: [String] = []
     for view in ["front", "side", "oblique", "back"] {
       var options = RecordingOptions()
       options.camera = VirtualCamera.Range.named(view)!
-      for seed in UInt64(640)..<652 {
-        let after: [OtherActivity.Kind] = [.standing, .walking, .stretching, .fidgeting]
-        let take = Recorder.record(
-          WorkoutPlan(items: [
-            .other(.standing, seconds: 2), .exercise(.sitUp, reps: 5, partialReps: 0),
-            .other(after[Int(seed) % 4], seconds: 3),
-          ]), options: options, seed: seed)
+      for seed in seeds {
+        let take = Recorder.record(plan(seed), options: options, seed: seed)
         let count = RepFixtures.count(definition, in: take, from: 0, to: .infinity).count
         if count != 5 { wrong.append("\(view) seed \(seed): \(count)") }
       }
     }
-    #expect(wrong.isEmpty, "\(wrong)")
+    return wrong
   }
 
   /// Seen from above and to one side, the far shoulder sits higher even at rest, so a tilt
