@@ -12,13 +12,13 @@ import Poses
 ///
 /// A rep is reported when it raises the count, with the measurements (and units) of the
 /// signal that counted it. Cues that belong to no rep (partial, too fast) come only from the
-/// signal that leads: the one with the highest count, the definition's own while they are
-/// level, so the blind signal's "that one did not count" does not contradict the other's rep.
+/// signal that leads, the one that last raised the count (the definition's own before any
+/// rep), so the blind signal's "that one did not count" does not contradict the other's rep.
 final class MultiSignalEngine: RepEngine {
   let definition: ExerciseDefinition
   private(set) var count = 0
   private let engines: [SignalEngine]
-  private var leader = 0
+  private var leader = 0  // the engine that last raised the count
 
   init(_ definition: ExerciseDefinition) {
     self.definition = definition

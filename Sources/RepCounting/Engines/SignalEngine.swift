@@ -13,8 +13,9 @@ import Poses
 /// their recent full reps), measured from the highest point before the drop; once those reps
 /// are known, the floor is `min_range_learned` (a walk or a still person never makes them).
 /// So the engine learns each person's range within their first reps, from any camera angle,
-/// and rests, walking or a change of view seconds ago do not dilute it. Movements past `partial.min_range`
-/// that turn back before the threshold are partial reps: not counted, but cued.
+/// and rests, walking or a change of view seconds ago do not dilute it. Movements past
+/// `partial.min_range` that turn back before the threshold are partial reps: not counted, but
+/// cued.
 final class SignalEngine: RepEngine {
   let definition: ExerciseDefinition
   private(set) var count = 0

@@ -193,7 +193,7 @@ struct SignalReader: Sendable {
       let shortest = Self.shortestInclined * bodySize
       guard Self.length(a, b) >= shortest else { return nil }
       var from = 180.0  // straight down
-      if references.count == 4 {
+      if spec.relativeTo != nil {
         guard let c = joint(2), let d = joint(3), Self.length(c, d) >= shortest else {
           return nil
         }
