@@ -138,6 +138,9 @@ extension ExerciseDefinition {
         if let learn = thresholds.learnSeconds, !(learn >= 1 && learn <= 600) {
           throw fail("thresholds.learn_seconds", "must be in 1...600 seconds, got \(learn)")
         }
+        if let share = thresholds.returnFraction, !(share > 0 && share <= 1) {
+          throw fail("thresholds.return_fraction", "must be in (0, 1], got \(share)")
+        }
         if let learned = thresholds.minRangeLearned, !(learned > 0 && learned <= minRange) {
           throw fail(
             "thresholds.min_range_learned",

@@ -58,6 +58,10 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var minRangeLearned: Double?
     /// Adaptive: a rep must move at least this share of the person's recent typical range.
     public var fraction: Double?
+    /// Adaptive: a rep is complete once the signal is back by this share of its own way down,
+    /// if that is less than the movement required to start one (default 1). For a signal
+    /// whose resting level is itself an estimate (`absolute`), which a rep can leave short.
+    public var returnFraction: Double?
     /// Adaptive: how far back the typical range looks, in seconds.
     public var learnSeconds: Double?
   }
@@ -162,6 +166,7 @@ extension ExerciseDefinition.Thresholds {
     case mode, enter, exit, fraction
     case minRange = "min_range"
     case minRangeLearned = "min_range_learned"
+    case returnFraction = "return_fraction"
     case learnSeconds = "learn_seconds"
   }
 }

@@ -15,7 +15,8 @@ import Poses
 /// So the engine learns each person's range within their first reps, from any camera angle,
 /// and rests, walking or a change of view seconds ago do not dilute it. Movements past
 /// `partial.min_range` that turn back before the threshold are partial reps: not counted, but
-/// cued.
+/// cued. A rep completes when the signal is back by the drop required to start one, or by
+/// `return_fraction` of its own drop if less.
 final class SignalEngine: RepEngine {
   let definition: ExerciseDefinition
   private(set) var count = 0
@@ -28,6 +29,7 @@ final class SignalEngine: RepEngine {
   private let fixedExit: Double?
   private let minRange: Double
   private let learnedMinRange: Double
+  private let returnFraction: Double
   private let fraction: Double
   private let learnSeconds: Double
   private let minRepSeconds: Double
@@ -75,6 +77,7 @@ final class SignalEngine: RepEngine {
     }
     minRange = thresholds.minRange ?? 0
     learnedMinRange = thresholds.minRangeLearned ?? minRange
+    returnFraction = thresholds.returnFraction ?? 1
     fraction = thresholds.fraction ?? 0.5
     learnSeconds = thresholds.learnSeconds ?? 30
     minRepSeconds = definition.minRepSeconds ?? 0
@@ -149,7 +152,9 @@ final class SignalEngine: RepEngine {
         trough = s
         troughTime = t
       }
-      let back = fixedExit.map { s >= $0 } ?? (s >= trough + required(at: t))
+      let back =
+        fixedExit.map { s >= $0 }
+        ?? (s >= trough + min(required(at: t), returnFraction * (peak - trough)))
       if back {
         finishRep(at: t, emit: emit)
       } else if t - peakTime > maxRepSeconds {
