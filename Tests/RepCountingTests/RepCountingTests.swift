@@ -595,6 +595,10 @@ func recording(
       "signal.relative_to", "is only for inclination"
     ),
     (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"],"relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      "signal.relative_to", "is only for inclination"
+    ),
+    (
       #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}],"alternatives":[]}"#,
       "alternatives", "only the signal engine takes alternative signals"
     ),

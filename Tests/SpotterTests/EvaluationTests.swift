@@ -51,27 +51,17 @@ import Testing
     var report = TimelineReport(tolerance: 1)
     let rep = Rep(count: 1, start: 0, end: 1, rangeOfMotion: 1, timeDown: 0.5, timeUp: 0.5)
     report.add(
-      events: [
-        .exerciseStarted(t: 10.5, exercise: "squat", confidence: 1),
-        .rep(t: 12, exercise: "squat", rep: rep, backfilled: false),
-        .exerciseEnded(t: 29.2, exercise: "squat", reps: 8),
-        .exerciseStarted(t: 31, exercise: "lunge", confidence: 1),
-        .exerciseEnded(t: 33, exercise: "lunge", reps: 2),
-        .exerciseStarted(t: 42.5, exercise: "push_up", confidence: 1),
-        .exerciseEnded(t: 55, exercise: "push_up", reps: 6),
-      ],
+      events: [.exerciseStarted(t: 10.5, exercise: "squat", confidence: 1)]
+        + [.rep(t: 12, exercise: "squat", rep: rep, backfilled: false)]
+        + [.exerciseEnded(t: 29.2, exercise: "squat", reps: 8)]
+        + Self.segment("lunge", 31, 33, reps: 2) + Self.segment("push_up", 42.5, 55, reps: 6),
       truth: [
         Annotation(fileName: "a", label: "squat", startTime: 10, endTime: 30, reps: 8),
         Annotation(fileName: "a", label: "other", startTime: 30, endTime: 40),
         Annotation(fileName: "a", label: "push_up", startTime: 40, endTime: 55, reps: 7),
       ])
     report.add(
-      events: [
-        .exerciseStarted(t: 1, exercise: "curl", confidence: 1),
-        .exerciseEnded(t: 5, exercise: "curl", reps: 3),
-        .exerciseStarted(t: 6, exercise: "curl", confidence: 1),
-        .exerciseEnded(t: 10, exercise: "curl", reps: 4),
-      ],
+      events: Self.segment("curl", 1, 5, reps: 3) + Self.segment("curl", 6, 10, reps: 4),
       truth: [
         Annotation(fileName: "b", label: "curl", startTime: 1, endTime: 10, reps: 7),
         Annotation(fileName: "b", label: "squat", startTime: 12, endTime: 20, reps: 5),
@@ -88,5 +78,15 @@ import Testing
     #expect(report.endErrors.map { ($0 * 10).rounded() / 10 } == [-0.8, 0, 0])
     #expect(TimelineReport.spread(report.startErrors)!.median == 0.5)
     #expect(report.perLabel["curl"]! == (sets: 1, onTime: 0, exact: 1))
+  }
+
+  /// A reported exercise segment: its start and end events.
+  static func segment(_ exercise: String, _ start: Double, _ end: Double, reps: Int)
+    -> [SpotterEvent]
+  {
+    [
+      .exerciseStarted(t: start, exercise: exercise, confidence: 1),
+      .exerciseEnded(t: end, exercise: exercise, reps: reps),
+    ]
   }
 }

@@ -215,6 +215,19 @@ extension ExerciseDefinition {
   private static func check(
     _ signal: SignalSpec, field: String, fail: (String, String) -> DefinitionError
   ) throws {
+    if let relativeTo = signal.relativeTo {
+      guard signal.kind == .inclination else {
+        throw fail("\(field).relative_to", "is only for inclination")
+      }
+      guard relativeTo.count == 2 else {
+        throw fail("\(field).relative_to", "needs two joints, the direction from the first")
+      }
+      for (index, name) in relativeTo.enumerated() where JointReference(name: name) == nil {
+        throw fail(
+          "\(field).relative_to[\(index)]",
+          "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
+      }
+    }
     switch signal.kind {
     case .angle:
       guard let joints = signal.joints, joints.count == 3 else {
@@ -226,19 +239,6 @@ extension ExerciseDefinition {
           "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
       }
     default:
-      if let relativeTo = signal.relativeTo {
-        guard signal.kind == .inclination else {
-          throw fail("\(field).relative_to", "is only for inclination")
-        }
-        guard relativeTo.count == 2 else {
-          throw fail("\(field).relative_to", "needs two joints, the direction from the first")
-        }
-        for (index, name) in relativeTo.enumerated() where JointReference(name: name) == nil {
-          throw fail(
-            "\(field).relative_to[\(index)]",
-            "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
-        }
-      }
       for (key, name) in [("from", signal.from), ("to", signal.to)] {
         guard let name else {
           throw fail("\(field).\(key)", "is required for \(signal.kind.rawValue)")
