@@ -476,6 +476,36 @@ func recording(
     #expect(cues.count == 2, "\(events)")
   }
 
+  @Test func eachSideIsHeldToItsOwnReps() throws {
+    let json = #"""
+      {"name": "knees", "label": "knee_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "side": "max", "from": "hip", "to": "knee"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.15, "fraction": 0.5},
+       "partial": {"min_range": 0.05, "cue": "higher"}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "knees.json")
+    let engine = ExerciseCatalogue.makeEngine(definition)
+    var events: [RepEvent] = []
+    var t = 0.0
+    // Legs in turn: the left knee rises 0.6 body sizes, the right (seen from above, raised a
+    // little less) 0.25, under half the left's.
+    for rep in 0..<12 {
+      let (leftRise, rightRise): (Float, Float) = rep % 2 == 0 ? (0.6, 0) : (0, 0.25)
+      for frame in 0..<45 {
+        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 280, y: 300, confidence: 1)
+        pose[.rightHip] = Joint(x: 320, y: 300, confidence: 1)
+        pose[.leftKnee] = Joint(x: 280, y: 400 - 100 * leftRise * phase, confidence: 1)
+        pose[.rightKnee] = Joint(x: 320, y: 400 - 100 * rightRise * phase, confidence: 1)
+        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+    }
+    #expect(engine.count == 12, "\(events)")
+  }
+
   @Test func aStagedRepTooSoonAfterTheLastIsCuedNotCounted() throws {
     var definition = try #require(catalogue.definition(named: "side_tilt_stages"))
     definition.cooldownSeconds = 2

@@ -10,8 +10,9 @@ import Poses
 ///
 /// Thresholds are fixed numbers, or adaptive: the rep must move at least `min_range`, and at
 /// least `fraction` of the person's typical range over the last `learn_seconds` (the median of
-/// their recent full reps), measured from the highest point before the drop; once those reps
-/// are known, the floor is `min_range_learned` (a walk or a still person never makes them).
+/// their recent full reps, or for alternating sides the smaller of the two sides' medians),
+/// measured from the highest point before the drop; once those reps are known, the floor is
+/// `min_range_learned` (a walk or a still person never makes them).
 /// So the engine learns each person's range within their first reps, from any camera angle,
 /// and rests, walking or a change of view seconds ago do not dilute it. Movements past
 /// `partial.min_range` that turn back before the threshold are partial reps: not counted, but
@@ -49,11 +50,14 @@ final class SignalEngine: RepEngine {
   private var dipLow = 0.0  // the lowest point since `dipTop`
   private var lastTime: Double?
   /// The ranges and end times of the last few full reps, oldest first.
-  private var recentRanges: [(range: Double, time: Double)] = []
+  private var recentRanges: [(range: Double, time: Double, side: SideChoice?)] = []
   private var scratch: [Double] = []
   /// The last rep's trough and drop, until its way back up is known.
   private var pendingTrough: Double?
   private var pendingDrop = 0.0
+  /// The side that led at the bottom of the rep under way, and of the pending one.
+  private var troughSide: SideChoice?
+  private var pendingSide: SideChoice?
   /// Offsets and distances are in body sizes, measured at `scale` (angles need none).
   private let scaled: Bool
   private var scale: Float?
@@ -111,9 +115,27 @@ final class SignalEngine: RepEngine {
   /// last `learn_seconds` are known, `fraction` of their median range but at least
   /// min_range_learned.
   private func required(at t: Double) -> Double {
+    guard let typical = typicalRange(at: t) else { return minRange }
+    return max(learnedMinRange, fraction * typical)
+  }
+
+  /// The median of the recent full reps' ranges; when the sides alternate (a knee raise led by
+  /// each leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a
+  /// little less looks half as high, and it is held to its own reps, not the other leg's.
+  private func typicalRange(at t: Double) -> Double? {
+    let all = median(at: t, side: nil)
+    guard let left = median(at: t, side: .left), let right = median(at: t, side: .right) else {
+      return all
+    }
+    return min(left, right)
+  }
+
+  /// The median range of the full reps in the last `learn_seconds` (led by `side`, if given).
+  private func median(at t: Double, side: SideChoice?) -> Double? {
     scratch.removeAll(keepingCapacity: true)
     for entry in recentRanges where t - entry.time <= learnSeconds {
-      // Insertion into a sorted list of at most five: no allocation, no sort buffer.
+      if let side, entry.side != side { continue }
+      // Insertion into a sorted list of at most eight: no allocation, no sort buffer.
       var slot = scratch.count
       scratch.append(entry.range)
       while slot > 0, scratch[slot - 1] > entry.range {
@@ -122,8 +144,7 @@ final class SignalEngine: RepEngine {
       }
       scratch[slot] = entry.range
     }
-    guard !scratch.isEmpty else { return minRange }
-    return max(learnedMinRange, fraction * scratch[scratch.count / 2])
+    return scratch.isEmpty ? nil : scratch[scratch.count / 2]
   }
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
@@ -151,6 +172,7 @@ final class SignalEngine: RepEngine {
       if s < trough {
         trough = s
         troughTime = t
+        troughSide = reader.leadingSide
       }
       let back =
         fixedExit.map { s >= $0 }
@@ -184,6 +206,7 @@ final class SignalEngine: RepEngine {
       atBottom = true
       trough = s
       troughTime = t
+      troughSide = reader.leadingSide
       return
     }
     // A dip that turns back before the threshold: a partial rep, measured from the highest
@@ -216,6 +239,7 @@ final class SignalEngine: RepEngine {
     count += 1
     pendingTrough = trough
     pendingDrop = range
+    pendingSide = troughSide
     emit(
       .rep(
         Rep(
@@ -233,8 +257,8 @@ final class SignalEngine: RepEngine {
     guard let trough = pendingTrough else { return }
     let range = min(pendingDrop, peak - trough)
     pendingTrough = nil
-    if recentRanges.count == 5 { recentRanges.removeFirst() }
-    recentRanges.append((range, t))
+    if recentRanges.count == 6 { recentRanges.removeFirst() }
+    recentRanges.append((range, t, pendingSide))
   }
 
   /// The body size a rep is measured in: it follows the estimate only between reps, so a step

@@ -19,6 +19,9 @@ struct SignalReader: Sendable {
   /// Per reference, for pair centres: half the last left-to-right vector, in body sizes.
   private var centreMemory = CentreMemory()
   private var rightMemory: (value: Double, age: Int)?
+  /// For `max` and `min` with both sides seen: the side whose value was taken in the last
+  /// frame, which for an alternating exercise is the side that moves.
+  private(set) var leadingSide: SideChoice?
 
   init(spec: SignalSpec, references: [JointReference]) {
     self.spec = spec
@@ -62,6 +65,7 @@ struct SignalReader: Sendable {
   }
 
   private mutating func combined(_ pose: Pose, bodySize: Float, minConfidence: Float) -> Double? {
+    leadingSide = nil
     guard sided else {
       return centreFilter.filter(
         measure(pose, side: nil, bodySize: bodySize, minConfidence: minConfidence))
@@ -94,10 +98,12 @@ struct SignalReader: Sendable {
     case .min:
       guard let left else { return right }
       guard let right else { return left }
+      leadingSide = left <= right ? .left : .right
       return Swift.min(left, right)
     case .max:
       guard let left else { return right }
       guard let right else { return left }
+      leadingSide = left >= right ? .left : .right
       return Swift.max(left, right)
     case .mostConfident:
       let leftConfidence = sideConfidence(pose, .left)
