@@ -136,6 +136,30 @@ struct PerFrameAllocationTests {
     #expect(reps > 0)
   }
 
+  @Test func namingAJointOutOfSightAllocatesNothing() throws {
+    let definition = try #require(try ExerciseCatalogue.load().definition(named: "push_up"))
+    let take = Recorder.record(.single(.pushUp, reps: 12), seed: 3)
+    // The hands leave the picture for five seconds of every ten.
+    let frames = take.frames.enumerated().map { index, frame in
+      var pose = frame.pose
+      if index % 300 >= 150 { (pose[.leftWrist], pose[.rightWrist]) = (.missing, .missing) }
+      return pose
+    }
+    let counter = RepCounter(definition)
+    var cues = 0
+    func run() {
+      for (index, pose) in frames.enumerated() {
+        counter.process(pose, t: Double(index) / 30) { event in if case .cue = event { cues += 1 } }
+      }
+    }
+    run()  // warm-up: every kind of event made once
+    counter.reset()
+    cues = 0
+    let made = Self.allocations(run)
+    #expect(made == 0)
+    #expect(cues > 0)
+  }
+
   @Test func aSessionAllocatesNothingPerFrame() throws {
     let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 2)
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())

@@ -295,6 +295,48 @@ func recording(
     #expect(outcome.count == 7, "\(name): \(outcome.count)")
   }
 
+  @Test func jointsOutOfSightAreNamedOnceAStretch() throws {
+    let definition = try #require(catalogue.definition(named: "push_up"))
+    let take = recording("push_up", reps: 8, view: "side", seed: 12)
+    let set = try #require(take.segments.first { $0.label == "push_up" })
+    let wrists: [CanonicalJoint] = [.leftWrist, .rightWrist]
+    // The hands out of the picture for the set's first and last thirds, in view between.
+    let third = (set.end - set.start) / 3
+    let outcome = RepFixtures.count(definition, in: take) { index, pose in
+      guard abs(take.frames[index].t - (set.start + 1.5 * third)) > third / 2 else { return pose }
+      var hidden = pose
+      for joint in wrists { hidden[joint] = .missing }
+      return hidden
+    }
+    let named = outcome.cues.filter { $0.contains("can't see") }
+    #expect(
+      named == Array(repeating: "Step back or move the camera: I can't see your wrists.", count: 2))
+    // With the hands in view throughout, nothing is said about them.
+    let seen = RepFixtures.count(definition, in: take)
+    #expect(seen.count == 8)
+    #expect(!seen.cues.contains { $0.contains("can't see") }, "\(seen.cues)")
+  }
+
+  @Test func onlyJointsEverySignalReadsAreNeeded() throws {
+    // Knee raises read the hips and knees in both signals, the shoulders only in the second:
+    // with the shoulders out of the picture the knees' height is still read, so nothing is said.
+    let definition = try #require(catalogue.definition(named: "knee_raise"))
+    let take = recording("knee_raise", reps: 6, view: "front", seed: 5)
+    let outcome = RepFixtures.count(definition, in: take) { _, pose in
+      var cropped = pose
+      for joint in [CanonicalJoint.leftShoulder, .rightShoulder] { cropped[joint] = .missing }
+      return cropped
+    }
+    #expect(outcome.count > 0)
+    #expect(!outcome.cues.contains { $0.contains("can't see") }, "\(outcome.cues)")
+    let kneesHidden = RepFixtures.count(definition, in: take) { _, pose in
+      var cropped = pose
+      for joint in [CanonicalJoint.leftKnee, .rightKnee] { cropped[joint] = .missing }
+      return cropped
+    }
+    #expect(kneesHidden.cues.filter { $0.contains("can't see your knees") }.count == 1)
+  }
+
   @Test func eachRepReportsItsTimingAndRange() throws {
     let definition = try #require(catalogue.definition(named: "squat"))
     let take = recording("squat", reps: 6, view: "front", seed: 8, noise: .light)

@@ -2,7 +2,7 @@ import Poses
 
 /// Counts reps of one exercise from canonical poses: the body-size estimate, checks that the
 /// person is staying in place and that the joints the exercise keeps still (its `anchors`)
-/// do, and the engine.
+/// do, a word when the joints it is counted from are out of sight, and the engine.
 ///
 /// No exercise carries the whole body across the room, so while the hip centre travels
 /// sideways in the picture faster than `travelLimit` body sizes a second for a fifth of a
@@ -21,6 +21,7 @@ public final class RepCounter {
   /// hip was seen).
   private var trail: [(t: Double, x: Float?)] = []
   private var anchors: AnchorTracker?
+  private var visibility: VisibilityWatch
   private var lastSeen: Double?
   private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
   private var interrupted = false
@@ -29,6 +30,7 @@ public final class RepCounter {
     engine = ExerciseCatalogue.makeEngine(definition)
     trail.reserveCapacity(64)
     anchors = definition.anchors.map(AnchorTracker.init)
+    visibility = VisibilityWatch(definition)
   }
 
   public var definition: ExerciseDefinition { engine.definition }
@@ -41,6 +43,7 @@ public final class RepCounter {
     if let lastSeen, t - lastSeen > 1 {
       engine.interrupt()  // nobody for a second: whatever was under way is over
       trail.removeAll(keepingCapacity: true)
+      visibility.restart()
     }
     let afterGap = lastSeen.map { t - $0 > 0.15 } ?? false
     lastSeen = t
@@ -61,12 +64,14 @@ public final class RepCounter {
       return
     }
     interrupted = false
+    if let cue = visibility.check(pose, t: t) { emit(.cue(message: cue, t: t)) }
     engine.process(pose, t: t, bodySize: bodySize, emit: emit)
   }
 
   public func reset() {
     engine.reset()
     anchors?.reset()
+    visibility.restart()
     size.reset()
     trail.removeAll(keepingCapacity: true)
     lastSeen = nil
