@@ -302,6 +302,7 @@ func recording(
     let wrists: [CanonicalJoint] = [.leftWrist, .rightWrist]
     // The hands out of the picture for the set's first and last thirds, in view between.
     let third = (set.end - set.start) / 3
+    try #require(third > VisibilityWatch.patience + 0.5)
     let outcome = RepFixtures.count(definition, in: take) { index, pose in
       guard abs(take.frames[index].t - (set.start + 1.5 * third)) > third / 2 else { return pose }
       var hidden = pose
