@@ -338,6 +338,27 @@ func recording(
     #expect(kneesHidden.cues.filter { $0.contains("can't see your knees") }.count == 1)
   }
 
+  @Test func aSignalReadOnOneSideNeedsThatSidesJoint() throws {
+    let json = #"""
+      {"name": "left_curl", "label": "bicep_curl", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "angle", "side": "left", "joints": ["shoulder", "elbow", "wrist"]},
+       "smoothing": 0.4, "direction": "down",
+       "thresholds": {"mode": "adaptive", "min_range": 40, "fraction": 0.5}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "left_curl.json")
+    let take = recording("bicep_curl", reps: 8, view: "front", seed: 9)
+    func cues(hiding joint: CanonicalJoint) -> [String] {
+      RepFixtures.count(definition, in: take) { _, pose in
+        var hidden = pose
+        hidden[joint] = .missing
+        return hidden
+      }.cues.filter { $0.contains("can't see") }
+    }
+    #expect(
+      cues(hiding: .leftWrist) == ["Step back or move the camera: I can't see your left wrist."])
+    #expect(cues(hiding: .rightWrist).isEmpty)
+  }
+
   @Test func eachRepReportsItsTimingAndRange() throws {
     let definition = try #require(catalogue.definition(named: "squat"))
     let take = recording("squat", reps: 6, view: "front", seed: 8, noise: .light)

@@ -6,7 +6,7 @@ import Poses
 ///
 /// A joint is needed when every signal of the definition reads it (its own and its
 /// `alternatives`, or a staged definition's `measure`); a pair's joint (`wrist`) or centre
-/// (`hip_centre`) counts as seen when either side is. When a needed joint has gone unseen for
+/// (`hip_centre`) counts as seen when either side is, unless the signal reads one side only. When a needed joint has gone unseen for
 /// `patience` seconds of frames with a person in them, the cue comes once, and again only after
 /// the joint has been seen in between.
 struct VisibilityWatch: Sendable {
@@ -25,7 +25,7 @@ struct VisibilityWatch: Sendable {
     let signals =
       [definition.signal ?? definition.measure].compactMap { $0 }
       + definition.alternativeDefinitions.compactMap(\.signal)
-    let references = signals.map(ExerciseCatalogue.references(of:))
+    let references = signals.map(Self.watched(in:))
     var needed: [JointReference] = []
     for reference in references.first ?? [] where !needed.contains(reference) {
       if references.allSatisfy({ $0.contains(reference) }) { needed.append(reference) }
@@ -75,6 +75,19 @@ struct VisibilityWatch: Sendable {
     switch reference {
     case .joint(let joint): return seen(joint)
     case .sided(let left, let right), .centre(let left, let right): return seen(left) || seen(right)
+    }
+  }
+
+  /// The joints a signal reads; a side-free name of a signal read on one side (`side`
+  /// `left` or `right`) is that side's joint.
+  private static func watched(in signal: SignalSpec) -> [JointReference] {
+    ExerciseCatalogue.references(of: signal).map { reference in
+      guard case .sided(let left, let right) = reference else { return reference }
+      switch signal.side {
+      case .left?: return .joint(left)
+      case .right?: return .joint(right)
+      default: return reference
+      }
     }
   }
 
