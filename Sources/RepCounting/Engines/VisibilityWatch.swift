@@ -43,7 +43,7 @@ struct VisibilityWatch: Sendable {
   mutating func check(_ pose: Pose, t: Double) -> String? {
     var cue: String?
     for index in needed.indices {
-      if isSeen(needed[index], in: pose) {
+      if needed[index].isSeen(in: pose, minConfidence: minConfidence) {
         unseenSince[index] = nil
         cued[index] = false
         continue
@@ -65,16 +65,6 @@ struct VisibilityWatch: Sendable {
     for index in needed.indices {
       unseenSince[index] = nil
       cued[index] = false
-    }
-  }
-
-  private func isSeen(_ reference: JointReference, in pose: Pose) -> Bool {
-    func seen(_ joint: CanonicalJoint) -> Bool {
-      pose[joint].confidence >= minConfidence && pose[joint].confidence > 0
-    }
-    switch reference {
-    case .joint(let joint): return seen(joint)
-    case .sided(let left, let right), .centre(let left, let right): return seen(left) || seen(right)
     }
   }
 

@@ -32,8 +32,7 @@ enum JointReference: Equatable, Sendable {
   /// The point on `side` (`nil`: the reference must not be sided), if confident enough.
   func point(in pose: Pose, side: SideChoice?, minConfidence: Float) -> Joint? {
     func seen(_ joint: CanonicalJoint) -> Joint? {
-      let value = pose[joint]
-      return value.confidence >= minConfidence && value.confidence > 0 ? value : nil
+      Self.isConfident(pose[joint], minConfidence) ? pose[joint] : nil
     }
     switch self {
     case .joint(let joint): return seen(joint)
@@ -43,6 +42,21 @@ enum JointReference: Equatable, Sendable {
       return Joint(
         x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, confidence: min(a.confidence, b.confidence))
     }
+  }
+
+  /// Whether the camera sees this reference at all: its joint, or for a pair or a centre
+  /// either side's.
+  func isSeen(in pose: Pose, minConfidence: Float) -> Bool {
+    switch self {
+    case .joint(let joint): return Self.isConfident(pose[joint], minConfidence)
+    case .sided(let left, let right), .centre(let left, let right):
+      return Self.isConfident(pose[left], minConfidence)
+        || Self.isConfident(pose[right], minConfidence)
+    }
+  }
+
+  private static func isConfident(_ joint: Joint, _ minConfidence: Float) -> Bool {
+    joint.confidence >= minConfidence && joint.confidence > 0
   }
 
   /// The confidence of the joint(s) behind this reference on `side`.

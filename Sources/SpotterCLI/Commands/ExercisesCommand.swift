@@ -62,9 +62,10 @@ enum ExercisesCommand {
     let signal = definition.signal!
     let joints = signal.joints?.joined(separator: "–") ?? "\(signal.from!) → \(signal.to!)"
     let relative = signal.relativeTo.map { " from \($0.joined(separator: " → "))" } ?? ""
+    let absolute = signal.absolute == true ? ", absolute (from its resting level)" : ""
     let heading = title.padding(toLength: 12, withPad: " ", startingAt: 0)
     print(
-      "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side \(signal.side?.rawValue ?? "mean")"
+      "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side \(signal.side?.rawValue ?? "mean")\(absolute)"
     )
     let thresholds = definition.thresholds!
     switch thresholds.mode {
@@ -74,8 +75,9 @@ enum ExercisesCommand {
       )
     case .adaptive:
       let learned = thresholds.minRangeLearned.map { " (\($0) once reps are known)" } ?? ""
+      let back = thresholds.returnFraction.map { ", done \(Int($0 * 100))% of the way back" } ?? ""
       print(
-        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)"
+        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)\(back)"
       )
     }
     print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
