@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Spotter: exercise recognition and rep counting from 2D body-pose streams.
-// Module map: ../shared/DESIGN.md §2 (kept true in README.md).
+// The modules, bottom to top (README, "How the code is laid out"): each declares exactly what
+// it imports.
 import PackageDescription
 
 let package = Package(
@@ -8,12 +9,18 @@ let package = Package(
   products: [
     .executable(name: "spotter", targets: ["SpotterCLI"]),
     .executable(name: "spotter-bench", targets: ["SpotterBench"]),
+    // The runtime an app embeds, and the modules it is made of.
     .library(name: "Spotter", targets: ["Spotter"]),
     .library(name: "Poses", targets: ["Poses"]),
     .library(name: "ActionModel", targets: ["ActionModel"]),
     .library(name: "RepCounting", targets: ["RepCounting"]),
-    .library(name: "MotionSynth", targets: ["MotionSynth"]),
     .library(name: "Linalg", targets: ["Linalg"]),
+    // The daemon and the workout history, on top of the runtime.
+    .library(name: "SpotterServer", targets: ["SpotterServer"]),
+    // Synthetic motion, training data and evaluation: for making and measuring models.
+    .library(name: "MotionSynth", targets: ["MotionSynth"]),
+    .library(name: "TrainingData", targets: ["TrainingData"]),
+    .library(name: "Evaluation", targets: ["Evaluation"]),
     // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
     // Sources/LibSpotter/spotter.h.
     .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
@@ -26,53 +33,70 @@ let package = Package(
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
-    .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(
       name: "RepCounting", dependencies: ["Poses"], exclude: ["README.md"],
       resources: [.copy("Definitions")]),
+    .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
+    .target(name: "SpotterServer", dependencies: ["Poses", "RepCounting", "Spotter"]),
+    .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(
-      name: "Spotter",
-      dependencies: ["Poses", "ActionModel", "RepCounting", "MotionSynth", "Linalg"]),
+      name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),
     .target(
-      name: "LibSpotter", dependencies: ["ActionModel", "Poses", "Spotter", "RepCounting"],
+      name: "Evaluation", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"]),
+    .target(
+      name: "LibSpotter", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"],
       exclude: ["spotter.h"]),
+    // Option tables that drive parsing and --help, for `spotter` and `spotter-bench`.
+    .target(name: "ArgumentParsing"),
     .executableTarget(
       name: "SpotterCLI",
       dependencies: [
-        "Spotter", "Poses", "Linalg", "ActionModel", "Randomness", "MotionSynth", "RepCounting",
+        "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
+        "RepCounting", "Spotter", "SpotterServer", "TrainingData",
       ]),
+    // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
       name: "TestSupport",
-      dependencies: ["Poses", "Linalg", "Randomness", "ActionModel", "MotionSynth", "RepCounting"]),
+      dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness", "RepCounting"]),
     .executableTarget(
       name: "SpotterBench",
       dependencies: [
-        "Poses", "Linalg", "TestSupport", "ActionModel", "Randomness", "Spotter", "MotionSynth",
-        "RepCounting",
+        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "RepCounting",
+        "Spotter", "SpotterServer", "TestSupport",
       ],
       path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "TestSupport", "Randomness"]),
-    .testTarget(name: "PosesTests", dependencies: ["Poses", "TestSupport", "Randomness"]),
+    .testTarget(name: "LinalgTests", dependencies: ["Linalg", "Randomness", "TestSupport"]),
+    .testTarget(name: "PosesTests", dependencies: ["Poses", "Randomness", "TestSupport"]),
     .testTarget(
       name: "ActionModelTests",
-      dependencies: ["ActionModel", "TestSupport", "Randomness", "Linalg"]),
+      dependencies: ["ActionModel", "Linalg", "Poses", "Randomness", "TestSupport"]),
     .testTarget(
       name: "MotionSynthTests", dependencies: ["MotionSynth", "Poses", "Randomness", "TestSupport"]),
     .testTarget(
       name: "RepCountingTests",
-      dependencies: ["RepCounting", "MotionSynth", "Poses", "Randomness", "TestSupport"]),
+      dependencies: ["MotionSynth", "Poses", "Randomness", "RepCounting", "TestSupport"]),
     .testTarget(
       name: "SpotterTests",
-      dependencies: ["Spotter", "MotionSynth", "Poses", "TestSupport", "RepCounting"]),
+      dependencies: [
+        "ActionModel", "MotionSynth", "Poses", "RepCounting", "Spotter", "TestSupport",
+      ]),
+    .testTarget(
+      name: "SpotterServerTests", dependencies: ["Spotter", "SpotterServer", "TestSupport"]),
+    .testTarget(
+      name: "TrainingDataTests", dependencies: ["ActionModel", "TrainingData", "TestSupport"]),
+    .testTarget(
+      name: "EvaluationTests",
+      dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter"]),
+    .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
       name: "PerFrameAllocationTests",
       dependencies: [
-        "AllocationCounter", "ActionModel", "Poses", "TestSupport", "RepCounting", "MotionSynth",
-        "Spotter",
+        "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
+        "TestSupport",
       ]),
-    .testTarget(name: "SpotterCLITests", dependencies: ["SpotterCLI", "TestSupport"]),
+    .testTarget(name: "SpotterCLITests", dependencies: ["Poses", "SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import MotionSynth
 import Poses
 import RepCounting
 import Spotter
+import SpotterServer
 
 #if canImport(Glibc)
   import Glibc
@@ -14,11 +15,13 @@ import Spotter
 /// pace (30 fps). Every session's summary is checked against the same lines run in-process and
 /// against the synthetic truth. Bounded: one workout per client, and a hard deadline.
 enum ServeLoad {
+  static let defaultPlan = "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"
+
   struct Options {
     var clients = 100
     /// Distinct workouts; client i streams workout i mod this.
     var workouts = 8
-    var plan = "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"
+    var plan = defaultPlan
     var spotter: String
     var weights: String
   }
@@ -46,6 +49,15 @@ enum ServeLoad {
     var done = false
   }
 
+  /// What one run measured.
+  struct Outcome {
+    var clients: [Client]
+    var latencies: [Double]
+    var elapsed: Double
+    var cpuSeconds: Double
+    var peakKiB: Int
+  }
+
   static func run(_ options: Options) throws {
     let classifier = try WeightsFile.load(options.weights)
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
@@ -58,10 +70,20 @@ enum ServeLoad {
       "serve load: \(options.clients) clients, \(options.workouts) workouts of "
         + String(format: "%.0f–%.0f s", seconds.min()!, seconds.max()!)
         + " at 30 fps ('\(options.plan)')")
-
     let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
+    let server = try startServer(options, folder: folder)
+    defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+    let outcome = try stream(
+      workouts, clients: options.clients, socket: folder + "/s.sock", server: server)
+    kill(server.processIdentifier, SIGTERM)
+    server.waitUntilExit()
+    report(outcome, workouts: workouts)
+  }
+
+  /// A real `spotter serve` on a private socket, ready to accept.
+  static func startServer(_ options: Options, folder: String) throws -> Process {
     let socketPath = folder + "/s.sock"
     let server = Process()
     server.executableURL = URL(fileURLWithPath: options.spotter)
@@ -71,79 +93,91 @@ enum ServeLoad {
     ]
     server.standardError = FileHandle.nullDevice
     try server.run()
-    defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
+    return server
+  }
 
-    // Clients start spread over the first second, as cameras would.
+  /// Connects the clients (their starts spread over the first second, as cameras would) and
+  /// streams every workout at its own pace until each client has its summary, or the deadline.
+  static func stream(
+    _ workouts: [Workout], clients count: Int, socket: String, server: Process
+  ) throws -> Outcome {
     let begin = now()
     var clients: [Client] = []
-    for index in 0..<options.clients {
-      let fd = try Socket.connectUnix(path: socketPath)
+    for index in 0..<count {
+      let fd = try Socket.connectUnix(path: socket)
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
       let workout = index % workouts.count
       var client = Client(
-        fd: fd, workout: workout, start: begin + Double(index) / Double(options.clients),
+        fd: fd, workout: workout, start: begin + Double(index) / Double(count),
         sentAt: Array(repeating: -1, count: workouts[workout].times.count))
       client.outgoing = workouts[workout].lines[0]
       clients.append(client)
     }
     let cpuBefore = cpuSeconds(server.processIdentifier)
     let streamBegin = now()
-    let deadline = begin + 1 + seconds.max()! + 60
+    let deadline = begin + 1 + workouts.map { $0.times.last ?? 0 }.max()! + 60
     var latencies: [Double] = []
-    latencies.reserveCapacity(options.clients * 400)
+    latencies.reserveCapacity(count * 400)
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     var pollSet = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-
     while clients.contains(where: { !$0.done }) && now() < deadline {
       let time = now()
       for index in clients.indices where !clients[index].done {
-        let workout = workouts[clients[index].workout]
-        // Every frame whose time has come joins the outgoing bytes.
-        while clients[index].nextLine < workout.times.count,
-          clients[index].start + workout.times[clients[index].nextLine] <= time
-        {
-          let line = clients[index].nextLine
-          clients[index].outgoing += workout.lines[line + 1]
-          clients[index].sentAt[line] = time
-          clients[index].nextLine += 1
-        }
-        flush(&clients[index])
-        if clients[index].nextLine == workout.times.count, clients[index].outgoing.isEmpty,
-          !clients[index].closedWrite
-        {
-          shutdown(clients[index].fd, Int32(SHUT_WR))
-          clients[index].closedWrite = true
-        }
+        send(&clients[index], workout: workouts[clients[index].workout], at: time)
         pollSet[index].events =
           Int16(POLLIN) | (clients[index].outgoing.isEmpty ? 0 : Int16(POLLOUT))
       }
       _ = poll(&pollSet, nfds_t(pollSet.count), 2)
       let received = now()
       for index in clients.indices where !clients[index].done && pollSet[index].revents != 0 {
-        while true {
-          let count = read(clients[index].fd, &buffer, buffer.count)
-          if count > 0 {
-            clients[index].incoming += buffer[0..<count]
-            continue
-          }
-          if count == 0 {
-            clients[index].done = true
-            close(clients[index].fd)
-          }
-          break
-        }
+        receive(&clients[index], buffer: &buffer)
         events(&clients[index], workout: workouts[clients[index].workout], at: received) {
           latencies.append($0)
         }
       }
     }
-    let elapsed = now() - streamBegin
-    let cpu = cpuSeconds(server.processIdentifier) - cpuBefore
-    let peakMemory = peakResidentKiB(server.processIdentifier)
-    kill(server.processIdentifier, SIGTERM)
-    server.waitUntilExit()
+    return Outcome(
+      clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
+      cpuSeconds: cpuSeconds(server.processIdentifier) - cpuBefore,
+      peakKiB: peakResidentKiB(server.processIdentifier))
+  }
 
+  /// Every frame whose time has come joins the outgoing bytes; once all are sent, the client
+  /// closes its side.
+  static func send(_ client: inout Client, workout: Workout, at time: Double) {
+    while client.nextLine < workout.times.count,
+      client.start + workout.times[client.nextLine] <= time
+    {
+      client.outgoing += workout.lines[client.nextLine + 1]
+      client.sentAt[client.nextLine] = time
+      client.nextLine += 1
+    }
+    flush(&client)
+    if client.nextLine == workout.times.count, client.outgoing.isEmpty, !client.closedWrite {
+      shutdown(client.fd, Int32(SHUT_WR))
+      client.closedWrite = true
+    }
+  }
+
+  /// Reads what the server sent; the server closing means the client is done.
+  static func receive(_ client: inout Client, buffer: inout [UInt8]) {
+    while true {
+      let count = read(client.fd, &buffer, buffer.count)
+      if count > 0 {
+        client.incoming += buffer[0..<count]
+        continue
+      }
+      if count == 0 {
+        client.done = true
+        close(client.fd)
+      }
+      return
+    }
+  }
+
+  static func report(_ outcome: Outcome, workouts: [Workout]) {
+    let clients = outcome.clients
     let finished = clients.filter { $0.summary != nil }
     let matchesInProcess = finished.filter { $0.summary! == workouts[$0.workout].inProcess }.count
     var reported = Set<Int>()
@@ -156,16 +190,17 @@ enum ServeLoad {
     let matchesTruth = finished.filter { $0.summary! == workouts[$0.workout].truth }.count
     let inProcessTruth = workouts.filter { $0.inProcess == $0.truth }.count
     let frames = clients.reduce(0) { $0 + $1.nextLine }
-    latencies.sort()
+    let latencies = outcome.latencies
     func percentile(_ p: Double) -> String {
       guard !latencies.isEmpty else { return "n/a" }
       return String(
         format: "%.1f ms",
         1000 * latencies[min(latencies.count - 1, Int(p * Double(latencies.count)))])
     }
-    print("sessions held at once      \(options.clients)")
+    let (elapsed, cpu) = (outcome.elapsed, outcome.cpuSeconds)
+    print("sessions held at once      \(clients.count)")
     print(
-      "sessions summarised        \(finished.count) of \(options.clients) (lost: \(options.clients - finished.count))"
+      "sessions summarised        \(finished.count) of \(clients.count) (lost: \(clients.count - finished.count))"
     )
     print(
       String(
@@ -177,8 +212,9 @@ enum ServeLoad {
     )
     print(
       String(
-        format: "server CPU                 %.1f s (%.0f%% of one core)", cpu, 100 * cpu / elapsed))
-    print("server peak resident       \(peakMemory / 1024) MiB")
+        format: "server CPU                 %.1f s (%.0f%% of one core, %.1f ms per 1,000 frames)",
+        cpu, 100 * cpu / elapsed, 1000 * cpu / Double(max(frames, 1)) * 1000))
+    print("server peak resident       \(outcome.peakKiB / 1024) MiB")
     print("counts equal to in-process \(matchesInProcess) of \(finished.count) sessions")
     print(
       "counts equal to the truth  \(matchesTruth) of \(finished.count) sessions (in-process: \(inProcessTruth) of \(workouts.count) workouts exact)"

@@ -1,165 +1,162 @@
 import ActionModel
+import ArgumentParsing
 import Foundation
 import Linalg
 import Poses
 import TestSupport
 
-/// `spotter-bench`: Spotter's performance in one run (DESIGN §13). Only release builds give
-/// meaningful numbers; a debug build says so loudly. Outputs are checked before anything is
-/// timed; nothing here is asserted in tests.
-///
-/// Usage: spotter-bench [--filter TEXT] [--json FILE]
-///        spotter-bench fixture FILE [--frames N]   (writes the pose stream the decoder is timed on)
-///        spotter-bench serve [--clients N] [--workouts K] [--plan PLAN] [--weights FILE]
-///                                                  (load on a real `spotter serve`: ServeLoad)
-func usage() -> Never {
-  FileHandle.standardError.write(
-    Data(
-      """
-      Usage: spotter-bench [--filter TEXT] [--json FILE]
-             spotter-bench fixture FILE [--frames N]
-             spotter-bench serve [--clients N] [--workouts K] [--plan PLAN] [--weights FILE]
+/// `spotter-bench`: Spotter's performance in one run. Only release builds give meaningful
+/// numbers; a debug build says so loudly. Outputs are checked before anything is timed;
+/// nothing here is asserted in tests.
+let run = Command(
+  name: "run", summary: "Time the kernels, the network, decoding and sessions (the default).",
+  options: [
+    .value("filter", "TEXT", "Only the cases whose key contains TEXT (e.g. forward, stream)."),
+    .value("json", "FILE", "Also write the results as JSON."),
+  ],
+  run: { arguments in
+    try runBenchmarks(filter: arguments.string("filter"), jsonPath: arguments.string("json"))
+    return 0
+  })
 
-      """.utf8))
-  exit(64)
-}
+let fixture = Command(
+  name: "fixture", summary: "Write the pose stream the decoder is timed on.",
+  arguments: [Argument(name: "FILE", help: "Where to write it.")],
+  options: [.value("frames", "N", "Frames to write.", default: "600")],
+  run: { arguments in
+    let frames = try arguments.int("frames", range: 1...10_000_000)!
+    try Fixtures.squatFile(frames: frames).write(
+      toFile: arguments.positional(0)!, atomically: true, encoding: .utf8)
+    return 0
+  })
 
-var words = Array(CommandLine.arguments.dropFirst())
-@MainActor func option(_ name: String) -> String? {
-  guard let index = words.firstIndex(of: name) else { return nil }
-  guard index + 1 < words.count else { usage() }
-  defer { words.removeSubrange(index...index + 1) }
-  return words[index + 1]
-}
+let serve = Command(
+  name: "serve", summary: "Load a real 'spotter serve' with many live clients (ServeLoad).",
+  options: [
+    .value("clients", "N", "Connections streaming at once.", default: "100"),
+    .value("workouts", "K", "Distinct workouts; client i streams workout i mod K.", default: "8"),
+    .value("plan", "PLAN", "The workout each client streams.", default: ServeLoad.defaultPlan),
+    .value("weights", "FILE", "The model the server loads.", default: "Weights/default.spotter"),
+  ],
+  run: { arguments in
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().path
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var load = ServeLoad.Options(
+      spotter: executable.deletingLastPathComponent().appendingPathComponent("spotter").path,
+      weights: arguments.values["weights"] ?? repository + "/Weights/default.spotter")
+    load.clients = try arguments.int("clients", range: 1...5000)!
+    load.workouts = try arguments.int("workouts", range: 1...100)!
+    load.plan = arguments.string("plan")!
+    try ServeLoad.run(load)
+    return 0
+  })
 
-if words.first == "fixture" {
-  let frames = option("--frames").map { Int($0) ?? -1 } ?? 600
-  guard words.count == 2, frames > 0 else { usage() }
-  try Fixtures.squatFile(frames: frames).write(toFile: words[1], atomically: true, encoding: .utf8)
-  exit(0)
-}
+let bench = Program(
+  name: "spotter-bench", version: "0.1.0", summary: "Spotter's performance, measured here.",
+  commands: [run, fixture, serve], defaultCommand: run)
+exit(
+  bench.run(
+    Array(CommandLine.arguments.dropFirst()), print: { print($0) },
+    error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }))
 
-if words.first == "serve" {
-  words.removeFirst()
-  let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().path
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-  var load = ServeLoad.Options(
-    spotter: executable.deletingLastPathComponent().appendingPathComponent("spotter").path,
-    weights: option("--weights") ?? repository + "/Weights/default.spotter")
-  if let text = option("--clients") {
-    guard let clients = Int(text), (1...5000).contains(clients) else { usage() }
-    load.clients = clients
-  }
-  if let text = option("--workouts") {
-    guard let workouts = Int(text), (1...100).contains(workouts) else { usage() }
-    load.workouts = workouts
-  }
-  if let plan = option("--plan") { load.plan = plan }
-  guard words.isEmpty else { usage() }
-  try ServeLoad.run(load)
-  exit(0)
-}
-
-let filter = option("--filter")
-let jsonPath = option("--json")
-guard words.isEmpty else { usage() }
-
-#if DEBUG
-  print("WARNING: this is a DEBUG build; its timings mean nothing. Use `make bench`.\n")
-  let configuration = "debug"
-#else
-  let configuration = "release"
-#endif
-let classifier = NetworkBenchmarks.model(nil)
-print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
-print("OpenBLAS: \(BLAS.configuration)")
-print(
-  "Network: \(classifier.config.parameterCount) parameters, \(classifier.config.flopsPerWindow) FLOP per window"
-)
-print("")
-
-var cases: [(String, () throws -> Measurement)] = [
-  ("sgemm", { LinalgBenchmarks.sgemmPeak() }),
-  ("forward-1", { NetworkBenchmarks.forward(classifier, batch: 1) }),
-  ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
-  ("stream-1", { NetworkBenchmarks.streamStep(classifier, stride: 1) }),
-  ("stream-10", { NetworkBenchmarks.streamStep(classifier, stride: 10) }),
-  ("naive", { NetworkBenchmarks.naive(classifier) }),
-  ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
-  ("pipeline", { PoseBenchmarks.posePipeline() }),
-  ("session", { try SessionBenchmarks.session(classifier) }),
-]
-// The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
-let strategyRuns: [(ConvolutionStrategy, Int, Int)] = [
-  (.shiftedGEMM, 1, 1), (.im2col, 1, 1), (.winograd, 1, 1), (.shiftedGEMM, 64, 1),
-  (.shiftedGEMM, 64, 8),
-  (.shiftedGEMM, 64, 64), (.im2col, 64, 1), (.im2col, 64, 16), (.winograd, 64, 1),
-  (.winograd, 64, 8),
-]
-for (strategy, batch, tile) in strategyRuns {
-  cases.append(
-    (
-      "strategy-\(batch)-\(strategy.rawValue)-tile\(tile)",
-      {
-        NetworkBenchmarks.forward(classifier, batch: batch, strategy: strategy, tile: tile)
-      }
-    ))
-}
-var results: [String: Measurement] = [:]
-var order: [String] = []
-for (key, run) in cases where filter.map({ key.contains($0) }) ?? true {
-  let result = try run()
-  results[key] = result
-  order.append(key)
-  let name = result.name.padding(toLength: 48, withPad: " ", startingAt: 0)
+func runBenchmarks(filter: String?, jsonPath: String?) throws {
+  #if DEBUG
+    print("WARNING: this is a DEBUG build; its timings mean nothing. Use `make bench`.\n")
+    let configuration = "debug"
+  #else
+    let configuration = "release"
+  #endif
+  let classifier = NetworkBenchmarks.model(nil)
+  print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
+  print("OpenBLAS: \(BLAS.configuration)")
   print(
-    "\(name) median \(duration(result.median))  p90 \(duration(result.p90))  \(rate(result.rate, result.unit))"
+    "Network: \(classifier.config.parameterCount) parameters, \(classifier.config.flopsPerWindow) FLOP per window"
   )
-}
-
-var ratios: [String: Double] = [:]
-if let peak = results["sgemm"] {
-  for key in ["forward-1", "forward-64"] {
-    if let forward = results[key] {
-      ratios["\(key) share of sgemm peak"] = forward.rate / peak.rate
-    }
-  }
-}
-if let one = results["forward-1"] {
-  if let batch = results["forward-64"] {
-    ratios["batch-64 speed-up per window over batch 1"] = one.median / (batch.median / 64)
-  }
-  for key in ["stream-1", "stream-10"] {
-    if let stream = results[key] {
-      ratios["window forward / \(key) step"] = one.median / stream.median
-    }
-  }
-  if let naive = results["naive"] { ratios["naive / window forward"] = naive.median / one.median }
-}
-if !ratios.isEmpty {
   print("")
-  for key in ratios.keys.sorted() {
+
+  var cases: [(String, () throws -> Measurement)] = [
+    ("sgemm", { LinalgBenchmarks.sgemmPeak() }),
+    ("forward-1", { NetworkBenchmarks.forward(classifier, batch: 1) }),
+    ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
+    ("stream-1", { NetworkBenchmarks.streamStep(classifier, stride: 1) }),
+    ("stream-10", { NetworkBenchmarks.streamStep(classifier, stride: 10) }),
+    ("naive", { NetworkBenchmarks.naive(classifier) }),
+    ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
+    ("pipeline", { PoseBenchmarks.posePipeline() }),
+    ("session", { try SessionBenchmarks.session(classifier) }),
+  ]
+  // The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
+  let strategyRuns: [(ConvolutionStrategy, Int, Int)] = [
+    (.shiftedGEMM, 1, 1), (.im2col, 1, 1), (.winograd, 1, 1), (.shiftedGEMM, 64, 1),
+    (.shiftedGEMM, 64, 8),
+    (.shiftedGEMM, 64, 64), (.im2col, 64, 1), (.im2col, 64, 16), (.winograd, 64, 1),
+    (.winograd, 64, 8),
+  ]
+  for (strategy, batch, tile) in strategyRuns {
+    cases.append(
+      (
+        "strategy-\(batch)-\(strategy.rawValue)-tile\(tile)",
+        {
+          NetworkBenchmarks.forward(classifier, batch: batch, strategy: strategy, tile: tile)
+        }
+      ))
+  }
+  var results: [String: Measurement] = [:]
+  var order: [String] = []
+  for (key, run) in cases where filter.map({ key.contains($0) }) ?? true {
+    let result = try run()
+    results[key] = result
+    order.append(key)
+    let name = result.name.padding(toLength: 48, withPad: " ", startingAt: 0)
     print(
-      "\(key.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%.2f", ratios[key]!))"
+      "\(name) median \(duration(result.median))  p90 \(duration(result.p90))  \(rate(result.rate, result.unit))"
     )
   }
-}
 
-if let jsonPath {
-  let objects: [[String: Any]] = order.map { key in
-    let result = results[key]!
-    return [
-      "key": key, "name": result.name, "median_seconds": result.median, "p90_seconds": result.p90,
-      "units_per_second": result.rate, "unit": result.unit,
-    ]
+  var ratios: [String: Double] = [:]
+  if let peak = results["sgemm"] {
+    for key in ["forward-1", "forward-64"] {
+      if let forward = results[key] {
+        ratios["\(key) share of sgemm peak"] = forward.rate / peak.rate
+      }
+    }
   }
-  let document: [String: Any] = [
-    "configuration": configuration, "blas_threads": BLAS.threadCount, "results": objects,
-    "ratios": ratios,
-  ]
-  let data = try JSONSerialization.data(
-    withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-  try data.write(to: URL(fileURLWithPath: jsonPath))
+  if let one = results["forward-1"] {
+    if let batch = results["forward-64"] {
+      ratios["batch-64 speed-up per window over batch 1"] = one.median / (batch.median / 64)
+    }
+    for key in ["stream-1", "stream-10"] {
+      if let stream = results[key] {
+        ratios["window forward / \(key) step"] = one.median / stream.median
+      }
+    }
+    if let naive = results["naive"] { ratios["naive / window forward"] = naive.median / one.median }
+  }
+  if !ratios.isEmpty {
+    print("")
+    for key in ratios.keys.sorted() {
+      print(
+        "\(key.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%.2f", ratios[key]!))"
+      )
+    }
+  }
+
+  if let jsonPath {
+    let objects: [[String: Any]] = order.map { key in
+      let result = results[key]!
+      return [
+        "key": key, "name": result.name, "median_seconds": result.median, "p90_seconds": result.p90,
+        "units_per_second": result.rate, "unit": result.unit,
+      ]
+    }
+    let document: [String: Any] = [
+      "configuration": configuration, "blas_threads": BLAS.threadCount, "results": objects,
+      "ratios": ratios,
+    ]
+    let data = try JSONSerialization.data(
+      withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+    try data.write(to: URL(fileURLWithPath: jsonPath))
+  }
+  if sink == 42.4242 { print("") }  // keeps results alive
 }
-if sink == 42.4242 { print("") }  // keeps results alive

@@ -31,18 +31,14 @@ final class CModel {
   }
 }
 
-/// A stream as C sees it: the network's state plus the feature extractor for raw poses.
+/// A stream as C sees it: the model it came from, and its feature stream.
 final class CStream {
   let model: CModel
-  let state: StreamState
-  var extractor: FeatureExtractor
-  var features: [Float]
+  let features: FeatureStream
 
   init(model: CModel) {
     self.model = model
-    state = model.classifier.makeStream()
-    extractor = FeatureExtractor(spec: model.classifier.metadata.features)
-    features = [Float](repeating: 0, count: model.classifier.config.inputFeatures)
+    features = FeatureStream(classifier: model.classifier)
   }
 }
 
@@ -129,33 +125,20 @@ public func spotter_stream_free(_ pointer: OpaquePointer?) {
 
 @_cdecl("spotter_stream_reset")
 public func spotter_stream_reset(_ pointer: OpaquePointer) {
-  let stream = stream(pointer)
-  stream.state.reset()
-  stream.extractor.reset()
+  stream(pointer).features.reset()
 }
 
 @_cdecl("spotter_stream_push_features")
 public func spotter_stream_push_features(_ pointer: OpaquePointer, _ features: UnsafePointer<Float>)
 {
   let stream = stream(pointer)
-  stream.state.push(UnsafeBufferPointer(start: features, count: stream.features.count))
+  let count = stream.model.classifier.config.inputFeatures
+  stream.features.push(features: UnsafeBufferPointer(start: features, count: count))
 }
 
 @_cdecl("spotter_stream_push_pose")
 public func spotter_stream_push_pose(_ pointer: OpaquePointer, _ joints: UnsafePointer<Float>?) {
-  let stream = stream(pointer)
-  var pose = Pose()
-  if let joints {
-    for index in 0..<CanonicalJoint.count {
-      let confidence = joints[3 * index + 2]
-      if confidence > 0 && confidence.isFinite {
-        pose.joints[index] = Joint(
-          x: joints[3 * index], y: joints[3 * index + 1], confidence: confidence)
-      }
-    }
-  }
-  stream.features.withUnsafeMutableBufferPointer { stream.extractor.extract(pose, into: $0) }
-  stream.features.withUnsafeBufferPointer { stream.state.push($0) }
+  stream(pointer).features.push(joints.map(Pose.init(triples:)) ?? .nobody)
 }
 
 @_cdecl("spotter_stream_probabilities")
@@ -163,7 +146,7 @@ public func spotter_stream_probabilities(
   _ pointer: OpaquePointer, _ probabilities: UnsafeMutablePointer<Float>
 ) {
   let stream = stream(pointer)
-  stream.state.probabilities(
+  stream.features.probabilities(
     into: UnsafeMutableBufferPointer(
       start: probabilities, count: stream.model.classifier.config.classes))
 }

@@ -62,12 +62,7 @@ public func spotter_session_push_pose(
   box.frame.t = t
   box.frame.people.removeAll(keepingCapacity: true)
   if let joints {
-    var pose = Pose()
-    for index in 0..<CanonicalJoint.count
-    where joints[3 * index + 2] > 0 && joints[3 * index + 2].isFinite {
-      pose.joints[index] = Joint(
-        x: joints[3 * index], y: joints[3 * index + 1], confidence: joints[3 * index + 2])
-    }
+    let pose = Pose(triples: joints)
     if pose.hasPerson { box.frame.people.append(pose) }
   }
   box.session.push(box.frame) { box.collect($0) }

@@ -26,7 +26,9 @@ import Testing
     #expect(
       started["type"] as? String == "exercise_started" && started["confidence"] as? Double == 0.9)
     let summary = try Self.object(
-      .summary(t: 9, exercises: [("squat", 10, 30)], extra: ["dropped_frames": 2]))
+      .summary(
+        t: 9, exercises: [ExerciseTotal(name: "squat", reps: 10, activeSeconds: 30)],
+        counters: StreamCounters(droppedFrames: 2)))
     #expect((summary["exercises"] as? [String: [String: Double]])?["squat"]?["reps"] == 10)
     #expect(summary["dropped_frames"] as? Int == 2)
     let error = try Self.object(.error(t: nil, line: 12, message: "a \"quoted\"\nmessage"))
@@ -97,28 +99,5 @@ import Testing
       Self.run([a, a, a, nobody, nobody, nobody, nobody, nobody, nobody]) == [
         "start 1 @0", "end 1 @3",
       ])
-  }
-}
-
-@Suite struct WorkoutHistoryTests {
-  @Test func recordsAppendWholeAndReadBack() throws {
-    let path = Fixtures.temporaryFolder() + "/deep/history.jsonl"
-    for index in 0..<3 {
-      try WorkoutHistory.append(
-        WorkoutHistory.record(
-          date: Date(timeIntervalSince1970: Double(index)), source: "test \(index)",
-          summary: [("squat", index, 10)]), to: path)
-    }
-    let lines = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self).split(
-      separator: "\n")
-    #expect(lines.count == 3)
-    for (index, line) in lines.enumerated() {
-      let object = try #require(
-        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-      #expect(object["source"] as? String == "test \(index)")
-    }
-    #expect(
-      try FileManager.default.contentsOfDirectory(
-        atPath: (path as NSString).deletingLastPathComponent) == ["history.jsonl"])
   }
 }

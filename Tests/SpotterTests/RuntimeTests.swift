@@ -48,7 +48,7 @@ import Testing
 
     mutating func add(_ recording: Recording, _ events: [SpotterEvent]) {
       let truth = recording.segments.filter { $0.label != "other" }
-      var exercises: [(name: String, reps: Int, activeSeconds: Double)] = []
+      var exercises: [ExerciseTotal] = []
       if case .summary(_, let summary, _)? = events.last { exercises = summary }
       for segment in truth {
         sets += 1

@@ -83,13 +83,11 @@ public final class TrainingGraph {
     for (b, label) in labels.enumerated() {
       let row = b * K
       loss -= Double(logf(max(probabilities[row + label], 1e-12)))
-      var best = 0
-      for k in 0..<K {
-        dLogits[row + k] = probabilities[row + k] / Float(batch)
-        if probabilities[row + k] > probabilities[row + best] { best = k }
-      }
+      for k in 0..<K { dLogits[row + k] = probabilities[row + k] / Float(batch) }
       dLogits[row + label] -= 1 / Float(batch)
-      if best == label { correct += 1 }
+      if UnsafeBufferPointer(start: probabilities + row, count: K).indexOfLargest == label {
+        correct += 1
+      }
     }
     parameters.values.withUnsafeBufferPointer { values in
       gradients.values.withUnsafeMutableBufferPointer { grads in

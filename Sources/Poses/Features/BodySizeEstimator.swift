@@ -7,26 +7,23 @@
 /// median of the last `history` measurements: one bad frame cannot move it, and it follows a
 /// person who walks closer within a couple of seconds. Allocates nothing per frame.
 public struct BodySizeEstimator: Sendable {
-  public let history: Int
+  public var history: Int { recent.capacity }
   public let threshold: Float
-  private var recent: [Float]
+  /// The last `history` measurements, and the same values sorted (for the median).
+  private var recent: FixedRing<Float>
   private var sorted: [Float]
-  private var next = 0
 
   public init(history: Int = 60, threshold: Float = 0.1) {
     precondition(history >= 1)
-    self.history = history
     self.threshold = threshold
-    recent = []
-    recent.reserveCapacity(history)
+    recent = FixedRing(capacity: history, repeating: 0)
     sorted = []
     sorted.reserveCapacity(history)
   }
 
   public mutating func reset() {
-    recent.removeAll(keepingCapacity: true)
+    recent.removeAll()
     sorted.removeAll(keepingCapacity: true)
-    next = 0
   }
 
   /// The running median, if any frame has measured the body.
@@ -40,14 +37,7 @@ public struct BodySizeEstimator: Sendable {
   }
 
   private mutating func record(_ size: Float) {
-    if recent.count < history {
-      recent.append(size)
-    } else {
-      let old = recent[next]
-      recent[next] = size
-      sorted.remove(at: Self.insertionIndex(of: old, in: sorted))
-    }
-    next = (next + 1) % history
+    if let old = recent.append(size) { sorted.remove(at: Self.insertionIndex(of: old, in: sorted)) }
     sorted.insert(size, at: Self.insertionIndex(of: size, in: sorted))
   }
 

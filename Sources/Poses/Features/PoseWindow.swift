@@ -11,24 +11,23 @@
 /// window.copy(into: input)                        // (T, F), oldest first
 /// ```
 ///
-/// Implementation: one T·F buffer and the slot of the next write. `copy(into:)` writes at most
-/// two contiguous runs (older part, then newer part); before the ring is full, the missing
-/// leading frames are zeros, exactly as a stream that has only just begun looks to the network.
+/// Implementation: a `FixedRing` of presence flags, whose slots are the rows of one T·F
+/// buffer. `copy(into:)` writes at most two contiguous runs (older part, then newer part);
+/// before the ring is full, the missing leading frames are zeros, exactly as a stream that has
+/// only just begun looks to the network.
 ///
 /// Why fixed: the capacity is the model's window, known when the session starts, so the ring
 /// allocates once and never again. A per-frame allocation or a growing buffer would put
 /// allocator work and its latency spikes on the live path of every stream.
 public struct PoseWindow: Sendable {
   /// T: frames held.
-  public let capacity: Int
+  public var capacity: Int { presence.capacity }
   /// F: features per frame.
   public let featureCount: Int
+  /// Whether each held frame shows a person; the ring's slots are the rows of `storage`.
+  private var presence: FixedRing<Bool>
+  /// (T, F): the frame in ring slot s is row s.
   private var storage: [Float]
-  private var present: [Bool]
-  /// The slot the next frame goes into; once full, also the oldest frame's slot.
-  private var nextSlot: Int
-  /// How many frames are held (the fill level, at most T).
-  public private(set) var count = 0
   /// How many held frames show a person.
   public private(set) var presentCount = 0
 
@@ -39,16 +38,15 @@ public struct PoseWindow: Sendable {
   /// A window whose first frame lands in `startSlot`, so tests can cover every start slot.
   package init(capacity: Int, featureCount: Int, startSlot: Int) {
     precondition(capacity > 0 && featureCount > 0, "window needs T > 0 and F > 0")
-    precondition(
-      (0..<capacity).contains(startSlot), "start slot \(startSlot) outside 0..<\(capacity)")
-    self.capacity = capacity
     self.featureCount = featureCount
+    presence = FixedRing(capacity: capacity, repeating: false, startSlot: startSlot)
     storage = Array(repeating: 0, count: capacity * featureCount)
-    present = Array(repeating: false, count: capacity)
-    nextSlot = startSlot
   }
 
-  public var isFull: Bool { count == capacity }
+  /// How many frames are held (the fill level, at most T).
+  public var count: Int { presence.count }
+
+  public var isFull: Bool { presence.isFull }
 
   /// The share of held frames that show a person (0 when empty). Zero-padding does not count.
   public var presentFraction: Float { Float(presentCount) / Float(capacity) }
@@ -64,42 +62,36 @@ public struct PoseWindow: Sendable {
       hasPerson = true
       break
     }
-    let slot = nextSlot
+    let row = rowForNext
     storage.withUnsafeMutableBufferPointer { buffer in
-      _ = UnsafeMutableBufferPointer(
-        rebasing: buffer[slot * featureCount..<(slot + 1) * featureCount]
-      )
-      .update(fromContentsOf: features)
+      _ = UnsafeMutableBufferPointer(rebasing: buffer[row]).update(fromContentsOf: features)
     }
     advance(hasPerson: hasPerson)
   }
 
   /// Appends a frame where nobody was detected.
   public mutating func pushNobody() {
-    let slot = nextSlot
+    let row = rowForNext
     storage.withUnsafeMutableBufferPointer { buffer in
-      UnsafeMutableBufferPointer(rebasing: buffer[slot * featureCount..<(slot + 1) * featureCount])
-        .update(repeating: 0)
+      UnsafeMutableBufferPointer(rebasing: buffer[row]).update(repeating: 0)
     }
     advance(hasPerson: false)
   }
 
+  /// Where the next frame's features go in `storage`.
+  private var rowForNext: Range<Int> {
+    presence.slotForNext * featureCount..<(presence.slotForNext + 1) * featureCount
+  }
+
   private mutating func advance(hasPerson: Bool) {
-    if count == capacity {
-      if present[nextSlot] { presentCount -= 1 }
-    } else {
-      count += 1
-    }
-    present[nextSlot] = hasPerson
+    if presence.append(hasPerson) == true { presentCount -= 1 }
     if hasPerson { presentCount += 1 }
-    nextSlot = nextSlot + 1 == capacity ? 0 : nextSlot + 1
   }
 
   /// Empties the window.
   public mutating func removeAll() {
-    count = 0
+    presence.removeAll()
     presentCount = 0
-    for index in present.indices { present[index] = false }
   }
 
   /// Copies the window into `out` as a (T, F) row-major block, oldest frame first, newest last,
@@ -108,15 +100,16 @@ public struct PoseWindow: Sendable {
     precondition(
       out.count == capacity * featureCount,
       "window copy needs T·F = \(capacity * featureCount) floats, got \(out.count)")
-    let F = featureCount
+    let width = featureCount
     let padding = capacity - count
-    UnsafeMutableBufferPointer(rebasing: out[0..<padding * F]).update(repeating: 0)
-    let oldest = (nextSlot - count + capacity) % capacity
+    UnsafeMutableBufferPointer(rebasing: out[0..<padding * width]).update(repeating: 0)
+    guard count > 0 else { return }
+    let oldest = presence.slot(age: count - 1)
     let firstRun = min(count, capacity - oldest)
     storage.withUnsafeBufferPointer { buffer in
       func copyRun(from start: Int, length: Int, to target: Int) {
-        let source = UnsafeBufferPointer(rebasing: buffer[start * F..<(start + length) * F])
-        _ = UnsafeMutableBufferPointer(rebasing: out[target * F..<(target + length) * F])
+        let source = UnsafeBufferPointer(rebasing: buffer[start * width..<(start + length) * width])
+        _ = UnsafeMutableBufferPointer(rebasing: out[target * width..<(target + length) * width])
           .update(fromContentsOf: source)
       }
       copyRun(from: oldest, length: firstRun, to: padding)
@@ -128,8 +121,7 @@ public struct PoseWindow: Sendable {
   /// `body`.
   public func withFrame<R>(age: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R
   {
-    precondition((0..<count).contains(age), "frame age \(age) outside 0..<\(count)")
-    let slot = (nextSlot - 1 - age + 2 * capacity) % capacity
+    let slot = presence.slot(age: age)
     return try storage.withUnsafeBufferPointer { buffer in
       try body(
         UnsafeBufferPointer(rebasing: buffer[slot * featureCount..<(slot + 1) * featureCount]))

@@ -16,12 +16,24 @@ public enum SpotterEvent: Sendable, Equatable {
   case rep(t: Double, exercise: String, rep: Rep, backfilled: Bool)
   case cue(t: Double, exercise: String, message: String)
   case exerciseEnded(t: Double, exercise: String, reps: Int)
-  /// Per exercise: reps and seconds active.
-  case summary(
-    t: Double, exercises: [(name: String, reps: Int, activeSeconds: Double)],
-    extra: [String: Double])
+  /// Per exercise: reps and seconds active; and what the stream skipped or lost.
+  case summary(t: Double, exercises: [ExerciseTotal], counters: StreamCounters)
   /// A bad input line, reported and skipped.
   case error(t: Double?, line: Int?, message: String)
+
+  /// The events a rep engine's event makes for `exercise`: a rep (then its form cue, if it has
+  /// one), or a cue.
+  public static func events(
+    of event: RepEvent, exercise: String, backfilled: Bool, emit: (SpotterEvent) -> Void
+  ) {
+    switch event {
+    case .rep(let rep):
+      emit(.rep(t: rep.end, exercise: exercise, rep: rep, backfilled: backfilled))
+      if let cue = rep.cue { emit(.cue(t: rep.end, exercise: exercise, message: cue)) }
+    case .cue(let message, let t):
+      emit(.cue(t: t, exercise: exercise, message: message))
+    }
+  }
 
   public var type: String {
     switch self {
@@ -40,38 +52,34 @@ public enum SpotterEvent: Sendable, Equatable {
   public var jsonLine: String {
     var fields: [String] = []
     func add(_ key: String, _ value: String) { fields.append("\"\(key)\":\(value)") }
-    func number(_ value: Double) -> String {
-      guard value.isFinite else { return "null" }
-      return value == value.rounded() && abs(value) < 1e12
-        ? String(Int(value)) : String(format: "%.4g", value)
-    }
-    func time(_ t: Double) -> String { String(format: "%.3f", t) }
+    let number = JSONText.number
+    let time = JSONText.time
     switch self {
     case .prediction(let t, let label, let confidence, let low, let probabilities):
       add("t", time(t))
-      add("type", Self.quote(type))
-      add("label", Self.quote(label))
+      add("type", JSONText.quote(type))
+      add("label", JSONText.quote(label))
       add("confidence", number(confidence))
       if low { add("low_confidence", "true") }
       if !probabilities.isEmpty {
         add(
           "probabilities",
-          "{" + probabilities.map { "\(Self.quote($0.0)):\(number($0.1))" }.joined(separator: ",")
+          "{" + probabilities.map { "\(JSONText.quote($0.0)):\(number($0.1))" }.joined(separator: ",")
             + "}")
       }
     case .presence(let t, let present):
       add("t", time(t))
-      add("type", Self.quote(type))
+      add("type", JSONText.quote(type))
       add("present", present ? "true" : "false")
     case .exerciseStarted(let t, let exercise, let confidence):
       add("t", time(t))
-      add("type", Self.quote(type))
-      add("exercise", Self.quote(exercise))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
       add("confidence", number(confidence))
     case .rep(let t, let exercise, let rep, let backfilled):
       add("t", time(t))
-      add("type", Self.quote(type))
-      add("exercise", Self.quote(exercise))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
       add("count", String(rep.count))
       add("duration", number(rep.duration))
       add("range_of_motion", number(rep.rangeOfMotion))
@@ -80,46 +88,28 @@ public enum SpotterEvent: Sendable, Equatable {
       add("backfilled", backfilled ? "true" : "false")
     case .cue(let t, let exercise, let message):
       add("t", time(t))
-      add("type", Self.quote(type))
-      add("exercise", Self.quote(exercise))
-      add("message", Self.quote(message))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
+      add("message", JSONText.quote(message))
     case .exerciseEnded(let t, let exercise, let reps):
       add("t", time(t))
-      add("type", Self.quote(type))
-      add("exercise", Self.quote(exercise))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
       add("reps", String(reps))
-    case .summary(let t, let exercises, let extra):
+    case .summary(let t, let exercises, let counters):
       add("t", time(t))
-      add("type", Self.quote(type))
-      let body = exercises.map {
-        "\(Self.quote($0.name)):{\"reps\":\($0.reps),\"active_seconds\":\(number($0.activeSeconds))}"
-      }
-      add("exercises", "{" + body.joined(separator: ",") + "}")
-      for key in extra.keys.sorted() { add(key, number(extra[key]!)) }
+      add("type", JSONText.quote(type))
+      add("exercises", JSONText.exercises(exercises))
+      add("bad_lines", String(counters.badLines))
+      if let dropped = counters.droppedEvents { add("dropped_events", String(dropped)) }
+      if let dropped = counters.droppedFrames { add("dropped_frames", String(dropped)) }
     case .error(let t, let line, let message):
       if let t { add("t", time(t)) }
-      add("type", Self.quote(type))
+      add("type", JSONText.quote(type))
       if let line { add("line", String(line)) }
-      add("message", Self.quote(message))
+      add("message", JSONText.quote(message))
     }
     return "{" + fields.joined(separator: ",") + "}"
-  }
-
-  /// A JSON string literal.
-  static func quote(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
   }
 
   public static func == (lhs: SpotterEvent, rhs: SpotterEvent) -> Bool {

@@ -12,19 +12,12 @@ import RepCounting
 public final class Session {
   public let runtime: Runtime
   private var pipeline: FramePipeline
-  private var extractor: FeatureExtractor
-  private let stream: StreamState
-  private var features: [Float]
+  /// Features, the window ring and the streaming network.
+  private let stream: FeatureStream
   private var probabilities: [Float]
   private var smoother: LabelSmoother
-  /// The last `capacity` ticks, for backfill, in a fixed ring.
-  private var history: [(t: Double, pose: Pose)]
-  private var historyNext = 0
-  private var historyCount = 0
-  /// Presence of the last T frames, as a ring, and how many show a person.
-  private var presence: [Bool]
-  private var presenceNext = 0
-  private var presentCount = 0
+  /// The last `historySeconds` of ticks, for backfill.
+  private var history: FixedRing<(t: Double, pose: Pose)>
   private var wasPresent: Bool?
   private var ticks = 0
   private var lastTime = 0.0
@@ -44,23 +37,20 @@ public final class Session {
   private var lastRepEnd = -Double.infinity
   /// What backfill counted, held until the start is reported.
   private var backfill: [RepEvent] = []
-  private var totals: [String: (reps: Int, seconds: Double)] = [:]
-  private var order: [String] = []
+  /// Per exercise, in the order first seen.
+  private var totals: [ExerciseTotal] = []
   public private(set) var badLines = 0
 
   init(runtime: Runtime) {
     self.runtime = runtime
     let classifier = runtime.classifier
     pipeline = FramePipeline(fps: classifier.metadata.fps)
-    extractor = FeatureExtractor(spec: classifier.metadata.features)
-    stream = classifier.makeStream()
-    features = [Float](repeating: 0, count: classifier.config.inputFeatures)
+    stream = FeatureStream(classifier: classifier)
     probabilities = [Float](repeating: 0, count: classifier.config.classes)
     smoother = LabelSmoother(
       options: runtime.options, otherLabel: classifier.labels.firstIndex(of: Labels.other))
     let capacity = max(1, Int(runtime.options.historySeconds * classifier.metadata.fps))
-    history = Array(repeating: (0, .nobody), count: capacity)
-    presence = Array(repeating: false, count: classifier.config.window)
+    history = FixedRing(capacity: capacity, repeating: (0, .nobody))
     backfill.reserveCapacity(16)
     halfWindow = Double(classifier.config.window) / classifier.metadata.fps / 2
     // One engine per label, made now: starting an exercise mid-stream allocates nothing.
@@ -108,16 +98,8 @@ public final class Session {
   private func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) {
     ticks += 1
     lastTime = t
-    features.withUnsafeMutableBufferPointer { extractor.extract(pose, into: $0) }
-    features.withUnsafeBufferPointer { stream.push($0) }
-    history[historyNext] = (t, pose)
-    historyNext = (historyNext + 1) % history.count
-    historyCount = min(historyCount + 1, history.count)
-    let present = pose.hasPerson
-    if presence[presenceNext] { presentCount -= 1 }
-    presence[presenceNext] = present
-    if present { presentCount += 1 }
-    presenceNext = (presenceNext + 1) % presence.count
+    stream.push(pose)
+    history.append((t, pose))
     if let counter {
       counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
       countedUntil[activeLabel!] = t
@@ -129,7 +111,9 @@ public final class Session {
   private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
     let options = runtime.options
     let labels = runtime.classifier.labels
-    let enough = Float(presentCount) >= options.presenceFraction * Float(presence.count)
+    let enough =
+      Float(stream.framesWithAPerson)
+      >= options.presenceFraction * Float(runtime.classifier.config.window)
     if wasPresent != enough {
       wasPresent = enough
       emit(.presence(t: t, present: enough))
@@ -138,8 +122,7 @@ public final class Session {
     var confidence: Float = 0
     if enough {
       probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
-      var best = 0
-      for k in probabilities.indices where probabilities[k] > probabilities[best] { best = k }
+      let best = probabilities.indexOfLargest!
       label = best
       confidence = probabilities[best]
       if options.reportPredictions {
@@ -163,9 +146,8 @@ public final class Session {
   {
     activeLabel = label
     activeSince = t
-    if totals[label] == nil {
-      totals[label] = (0, 0)
-      order.append(label)
+    if !totals.contains(where: { $0.name == label }) {
+      totals.append(ExerciseTotal(name: label, reps: 0, activeSeconds: 0))
     }
     guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
       emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
@@ -180,9 +162,8 @@ public final class Session {
     backfill.removeAll(keepingCapacity: true)
     lastRepEnd = -.infinity
     let reach = t - 2 * halfWindow
-    for age in stride(from: historyCount - 1, through: 0, by: -1) {
-      let slot = (historyNext - 1 - age + 2 * history.count) % history.count
-      let (time, pose) = history[slot]
+    for age in stride(from: history.count - 1, through: 0, by: -1) {
+      let (time, pose) = history[age: age]
       guard time > countedUntil[label, default: -.infinity], time >= reach else { continue }
       counter.process(pose, t: time) { backfill.append($0) }
     }
@@ -206,8 +187,9 @@ public final class Session {
     lastEnd = t
     let reps = counter?.count ?? 0
     emit(.exerciseEnded(t: t, exercise: label, reps: reps))
-    let total = totals[label]!
-    totals[label] = (total.reps + reps, total.seconds + max(0, t - activeSince))
+    let index = totals.firstIndex { $0.name == label }!
+    totals[index].reps += reps
+    totals[index].activeSeconds += max(0, t - activeSince)
     activeLabel = nil
     counter = nil
   }
@@ -215,34 +197,27 @@ public final class Session {
   private func repEvent(
     for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
   ) {
-    switch event {
-    case .rep(let rep):
-      lastRepEnd = max(lastRepEnd, rep.end)
-      emit(.rep(t: rep.end, exercise: label, rep: rep, backfilled: backfilled))
-      if let cue = rep.cue { emit(.cue(t: rep.end, exercise: label, message: cue)) }
-    case .cue(let message, let t):
-      emit(.cue(t: t, exercise: label, message: message))
-    }
+    if case .rep(let rep) = event { lastRepEnd = max(lastRepEnd, rep.end) }
+    SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
   }
 
-  /// Ends the stream: closes the exercise under way and emits the summary.
-  public func finish(emit: (SpotterEvent) -> Void, extra: [String: Double] = [:]) {
+  /// Ends the stream: closes the exercise under way and emits the summary. `counters` adds
+  /// what the caller lost on the way (the daemon's dropped frames and events).
+  public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
-    emit(
-      .summary(
-        t: lastTime, exercises: order.map { ($0, totals[$0]!.reps, totals[$0]!.seconds) },
-        extra: extra.merging(["bad_lines": Double(badLines)]) { $1 }))
+    var counters = counters
+    counters.badLines = badLines
+    emit(.summary(t: lastTime, exercises: totals, counters: counters))
   }
 
   /// The summary so far: per exercise, reps and active seconds.
-  public var summary: [(name: String, reps: Int, activeSeconds: Double)] {
-    order.map { label in
-      var total = totals[label]!
-      if label == activeLabel {
-        total.reps += counter?.count ?? 0
-        total.seconds += lastTime - activeSince
-      }
-      return (label, total.reps, total.seconds)
+  public var summary: [ExerciseTotal] {
+    totals.map { total in
+      guard total.name == activeLabel else { return total }
+      var open = total
+      open.reps += counter?.count ?? 0
+      open.activeSeconds += lastTime - activeSince
+      return open
     }
   }
 }

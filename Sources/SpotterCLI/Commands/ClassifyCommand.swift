@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 import Poses
 import Spotter
@@ -11,7 +12,7 @@ enum ClassifyCommand {
       Argument(name: "FILE", help: "A pose file, CSV, OpenPose folder, or - for stdin (read live).")
     ],
     options: RuntimeOptions.options + [
-      .flag("json", "Print NDJSON events (DESIGN §10) instead of a timeline."),
+      .flag("json", "Print NDJSON events (README, 'Events') instead of a timeline."),
       RuntimeOptions.predictions,
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
     ],
@@ -27,52 +28,12 @@ enum ClassifyCommand {
     let session = runtime.makeSession()
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
-    let timeline = TimelinePrinter(output: output)
+    let timeline = EventPrinter(output: output)
     let emit: (SpotterEvent) -> Void = { event in
       if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
     }
     try session.run(source, emit: emit) { try output.flush() }
     try output.flush()
     return 0
-  }
-}
-
-/// The readable timeline: exercises as they start and end, reps and cues as they happen, a
-/// summary table at the end.
-final class TimelinePrinter {
-  let output: TextOutput
-
-  init(output: TextOutput) { self.output = output }
-
-  func print(_ event: SpotterEvent) {
-    switch event {
-    case .exerciseStarted(let t, let exercise, let confidence):
-      output.writeLine(
-        String(format: "%7.1f s  %@ started (%.0f%% sure)", t, exercise, confidence * 100))
-    case .rep(let t, _, let rep, let backfilled):
-      output.writeLine(
-        String(
-          format: "%7.1f s    rep %d  %.1f s, range %.2f", t, rep.count, rep.duration,
-          rep.rangeOfMotion) + (backfilled ? "  (counted on recognition)" : ""))
-    case .cue(let t, _, let message):
-      output.writeLine(String(format: "%7.1f s    cue: %@", t, message))
-    case .exerciseEnded(let t, let exercise, let reps):
-      output.writeLine(String(format: "%7.1f s  %@ ended: %d reps", t, exercise, reps))
-    case .presence(let t, let present):
-      output.writeLine(
-        String(format: "%7.1f s  %@", t, present ? "person in view" : "nobody in view"))
-    case .error(_, let line, let message):
-      output.writeLine("  bad line \(line.map(String.init) ?? "?"): \(message)")
-    case .summary(let t, let exercises, _):
-      output.writeLine("")
-      output.writeLine(String(format: "Summary (%.1f s):", t))
-      if exercises.isEmpty { output.writeLine("  no exercise recognised") }
-      for entry in exercises {
-        output.writeLine(
-          "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
-            + String(format: "%4d reps  %6.1f s", entry.reps, entry.activeSeconds))
-      }
-    case .prediction: break
-    }
   }
 }

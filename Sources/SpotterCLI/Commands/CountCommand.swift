@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 import Poses
 import RepCounting
@@ -32,31 +33,21 @@ enum CountCommand {
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let json = arguments.flag("json")
     let output = TextOutput.standardOutput()
-    let counter = RepCounter(definition)
-    var pipeline = FramePipeline()
-    var frame = PeopleFrame()
-    var last = 0.0
-    var first: Double?
-    var badLines = 0
+    let printer = EventPrinter(output: output)
     func report(_ event: SpotterEvent) {
       if json {
         output.writeLine(event.jsonLine)
+      } else if case .error(_, let line, let message) = event {
+        Terminal.error("warning: line \(line.map(String.init) ?? "?"): \(message)")
       } else {
-        switch event {
-        case .rep(let t, _, let rep, _):
-          let cue = rep.cue.map { "  — \($0)" } ?? ""
-          output.writeLine(
-            String(
-              format: "%7.2f s  rep %d  (%.1f s, range %.2f)", t, rep.count, rep.duration,
-              rep.rangeOfMotion) + cue)
-        case .cue(let t, _, let message):
-          output.writeLine(String(format: "%7.2f s  %@", t, message))
-        case .error(_, let line, let message):
-          Terminal.error("warning: line \(line.map(String.init) ?? "?"): \(message)")
-        default: break
-        }
+        printer.print(event)
       }
     }
+    let counter = RepCounter(definition)
+    var pipeline = FramePipeline()
+    var frame = PeopleFrame()
+    var (first, last): (Double?, Double) = (nil, 0)
+    var badLines = 0
     loop: while true {
       switch try source.next(into: &frame) {
       case .end: break loop
@@ -64,31 +55,26 @@ enum CountCommand {
         badLines += 1
         report(.error(t: nil, line: error.line, message: error.description))
       case .frame:
-        if first == nil { first = frame.t }
+        first = first ?? frame.t
         last = frame.t
         pipeline.push(frame) { pose, t in
           counter.process(pose, t: t) { event in
-            switch event {
-            case .rep(let rep):
-              report(.rep(t: t, exercise: definition.name, rep: rep, backfilled: false))
-            case .cue(let message, let at):
-              report(.cue(t: at, exercise: definition.name, message: message))
-            }
+            SpotterEvent.events(of: event, exercise: definition.name, backfilled: false, emit: report)
           }
         }
         try output.flush()
       }
     }
-    let seconds = last - (first ?? last)
+    let total = ExerciseTotal(
+      name: definition.name, reps: counter.count, activeSeconds: last - (first ?? last))
     if json {
       output.writeLine(
         SpotterEvent.summary(
-          t: last, exercises: [(definition.name, counter.count, seconds)],
-          extra: ["bad_lines": Double(badLines)]
+          t: last, exercises: [total], counters: StreamCounters(badLines: badLines)
         ).jsonLine)
     } else {
       output.writeLine(
-        String(format: "%@: %d reps in %.1f s", definition.name, counter.count, seconds)
+        String(format: "%@: %d reps in %.1f s", total.name, total.reps, total.activeSeconds)
           + (badLines > 0 ? " (\(badLines) bad lines skipped)" : ""))
     }
     try output.flush()

@@ -1,7 +1,9 @@
+import ArgumentParsing
 import Foundation
 import MotionSynth
 import Poses
 import Spotter
+import SpotterServer
 
 #if canImport(Glibc)
   import Glibc
@@ -34,34 +36,43 @@ enum DemoCommand {
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     var options = RecordingOptions()
     options.camera = try CameraOption.parse(arguments, command: command)
-    let plan = WorkoutPlan.demo
-    let recording = Recorder.record(plan, options: options, seed: seed)
-    let session = runtime.makeSession()
-    let live = Terminal.isTerminal(1)
-    let realtime = arguments.flag("realtime")
-    print(
-      "Spotter demo: \(plan.items.count) activities, \(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic person (seed \(seed), \(arguments.string("camera")!) camera)."
+    let recording = Recorder.record(.demo, options: options, seed: seed)
+    let output = TextOutput.standardOutput()
+    output.writeLine(
+      "Spotter demo: \(WorkoutPlan.demo.items.count) activities, \(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic person (seed \(seed), \(arguments.string("camera")!) camera)."
     )
-    var lastCue = ""
-    var status = ""
+    let summary = try play(
+      recording, through: runtime.makeSession(), output: output,
+      realtime: arguments.flag("realtime"))
+    output.writeLine(scorecard(recording, summary))
+    if !arguments.flag("no-history") {
+      let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
+      try WorkoutHistory.append(
+        WorkoutHistory.record(date: Date(), source: "spotter demo (seed \(seed))", summary: summary),
+        to: path)
+      output.writeLine("Summary appended to \(path).")
+    }
+    try output.flush()
+    return 0
+  }
+
+  /// Streams the recording through the session: the timeline as it happens, and on a terminal
+  /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
+  /// summary.
+  static func play(
+    _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool
+  ) throws -> [ExerciseTotal] {
+    let live = Terminal.isTerminal(1)
+    let printer = EventPrinter(output: output)
+    var status = StatusLine(output: output, live: live)
+    printer.beforeLine = { status.clear() }
+    var summary: [ExerciseTotal] = []
     let emit: (SpotterEvent) -> Void = { event in
       switch event {
-      case .exerciseStarted(let t, let exercise, let confidence):
-        if live { Swift.print("\r\u{1B}[K", terminator: "") }
-        Swift.print(
-          String(format: "%6.1f s  %@ started (%.0f%% sure)", t, exercise, confidence * 100))
-      case .exerciseEnded(let t, let exercise, let reps):
-        if live { Swift.print("\r\u{1B}[K", terminator: "") }
-        Swift.print(String(format: "%6.1f s  %@ ended: %d reps", t, exercise, reps))
-      case .rep(let t, let exercise, let rep, let backfilled):
-        if !live {
-          Swift.print(
-            String(
-              format: "%6.1f s    %@ rep %d%@", t, exercise, rep.count,
-              backfilled ? " (counted on recognition)" : ""))
-        }
-      case .cue(_, _, let message): lastCue = message
-      default: break
+      case .rep where live, .presence, .error: break  // the status line shows reps
+      case .cue(_, _, let message): status.cue = message
+      case .summary(_, let exercises, _): summary = exercises
+      default: printer.print(event)
       }
     }
     var frame = PeopleFrame()
@@ -77,48 +88,63 @@ enum DemoCommand {
       if sample.pose.hasPerson { frame.people.append(sample.pose) }
       session.push(frame, emit: emit)
       if live && (realtime || index % 15 == 0) {
-        let exercise = session.currentExercise ?? "—"
-        let line =
-          String(format: "\r\u{1B}[K%6.1f s  %@  reps %d", sample.t, exercise, session.currentReps)
-          + (lastCue.isEmpty ? "" : "  cue: \(lastCue)")
-        if line != status {
-          Swift.print(line, terminator: "")
-          fflush(nil)
-          status = line
-        }
+        status.show(t: sample.t, exercise: session.currentExercise, reps: session.currentReps)
+        try output.flush()
       }
     }
-    if live { Swift.print("\r\u{1B}[K", terminator: "") }
-    var summary: [(name: String, reps: Int, activeSeconds: Double)] = []
-    session.finish { event in
-      emit(event)
-      if case .summary(_, let exercises, _) = event { summary = exercises }
-    }
-    Swift.print("")
-    Swift.print("exercise        truth  counted")
+    status.clear()
+    session.finish(emit: emit)
+    return summary
+  }
+
+  /// The demo's table: each set's true reps beside the reps counted, and exercises counted that
+  /// the workout did not have.
+  static func scorecard(_ recording: Recording, _ summary: [ExerciseTotal]) -> String {
+    var lines = ["", "exercise        truth  counted"]
     var right = 0
     let truth = recording.segments.filter { $0.label != "other" }
     for segment in truth {
       let counted = summary.first { $0.name == segment.label }?.reps ?? 0
       if counted == segment.reps { right += 1 }
-      Swift.print(
+      lines.append(
         segment.label.padding(toLength: 16, withPad: " ", startingAt: 0)
           + String(format: "%5d  %7d", segment.reps ?? 0, counted)
           + (counted == segment.reps ? "" : "  ✗"))
     }
     for extra in summary where !truth.contains(where: { $0.label == extra.name }) {
-      Swift.print(
+      lines.append(
         extra.name.padding(toLength: 16, withPad: " ", startingAt: 0)
           + String(format: "%5d  %7d  ✗ (not in the workout)", 0, extra.reps))
     }
-    Swift.print("\(right) of \(truth.count) exercises counted exactly.")
-    if !arguments.flag("no-history") {
-      let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
-      try WorkoutHistory.append(
-        WorkoutHistory.record(
-          date: Date(), source: "spotter demo (seed \(seed))", summary: summary), to: path)
-      Swift.print("Summary appended to \(path).")
-    }
-    return 0
+    lines.append("\(right) of \(truth.count) exercises counted exactly.")
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// The demo's live status line on a terminal: redrawn in place, cleared before other output.
+struct StatusLine {
+  let output: TextOutput
+  let live: Bool
+  var cue = ""
+  private var shown = ""
+
+  init(output: TextOutput, live: Bool) {
+    self.output = output
+    self.live = live
+  }
+
+  mutating func show(t: Double, exercise: String?, reps: Int) {
+    let line =
+      String(format: "\r\u{1B}[K%6.1f s  %@  reps %d", t, exercise ?? "—", reps)
+      + (cue.isEmpty ? "" : "  cue: \(cue)")
+    guard line != shown else { return }
+    output.write(line)
+    shown = line
+  }
+
+  mutating func clear() {
+    guard live, !shown.isEmpty else { return }
+    output.write("\r\u{1B}[K")
+    shown = ""
   }
 }

@@ -1,3 +1,5 @@
+import Evaluation
+import ArgumentParsing
 import ActionModel
 import Foundation
 import Poses
@@ -60,13 +62,13 @@ enum EvalCommand {
     let stride = try arguments.int("stride", range: 1...600)!
     let minimum = try arguments.double("min-clip-seconds", range: 0...3600)!
     var report = EvaluationReport(labels: classifier?.labels ?? [])
-    var cache: (path: String, recording: ClipScoring.Recording)?
+    var cache: (path: String, recording: ResampledRecording)?
     let showProgress = Terminal.isTerminal(2)
     let fold = try FoldOption.parse(arguments, command: command)
     for (index, annotation) in annotations.enumerated()
     where fold.map({ index % $0.count == $0.index }) ?? true {
       if cache?.path != annotation.resolvedPath {
-        cache = (annotation.resolvedPath, try ClipScoring.read(annotation.resolvedPath))
+        cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
       }
       let recording = cache!.recording
       let long = (annotation.endTime ?? .infinity) - (annotation.startTime ?? 0) >= minimum

@@ -1,5 +1,7 @@
+import ArgumentParsing
 import Foundation
 import Spotter
+import SpotterServer
 
 #if canImport(Glibc)
   import Glibc
@@ -49,12 +51,13 @@ enum ServeCommand {
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
     configuration.historyPath = arguments.values["history"] ?? WorkoutHistory.defaultPath
     configuration.exercisesFolder = arguments.string("exercises")
+    configuration.notify = { Terminal.error("spotter serve: \($0)") }
     let daemon = Daemon(runtime: runtime, configuration: configuration)
     do {
       try daemon.listen()
-    } catch let error as DaemonError {
+    } catch {
       throw CLIError.failure(
-        error.message, hint: "another server may be running; pick another --socket or --port.")
+        "\(error)", hint: "another server may be running; pick another --socket or --port.")
     }
     var places: [String] = []
     if let path = configuration.socketPath { places.append(path) }
@@ -89,8 +92,8 @@ enum StatusCommand {
       } else {
         fd = try Socket.connectUnix(path: arguments.values["socket"] ?? Socket.defaultPath)
       }
-    } catch let error as DaemonError {
-      throw CLIError.failure(error.message, hint: "is 'spotter serve' running?")
+    } catch {
+      throw CLIError.failure("\(error)", hint: "is 'spotter serve' running?")
     }
     defer { close(fd) }
     let request = "{\"cmd\":\"stats\"}\n"

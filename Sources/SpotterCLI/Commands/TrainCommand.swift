@@ -1,3 +1,5 @@
+import TrainingData
+import ArgumentParsing
 import ActionModel
 import Foundation
 import Poses

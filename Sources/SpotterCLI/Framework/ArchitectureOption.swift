@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ActionModel
 
 /// `--architecture NAME`, shared by the commands that make networks.

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import MotionSynth
 
 /// `--camera VIEW` for the commands that record synthetic people: where the camera may stand.

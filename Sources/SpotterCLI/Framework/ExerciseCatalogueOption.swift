@@ -1,3 +1,4 @@
+import ArgumentParsing
 import RepCounting
 
 /// The `--exercises DIR` option every command that counts reps shares.

@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 /// `--fold I/K`: cross-validation by clip. Clip n of an annotation file is in fold n mod K;
 /// `train` leaves fold I out, `eval` scores only fold I.
 enum FoldOption {

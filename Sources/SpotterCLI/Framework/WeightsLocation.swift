@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// Finds the weights a command uses: `--weights FILE`, else `$SPOTTER_WEIGHTS`, else the

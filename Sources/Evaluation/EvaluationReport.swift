@@ -1,3 +1,4 @@
+import ActionModel
 import Foundation
 
 /// Accuracy against annotations: window and clip accuracy, per-class precision and recall, a
@@ -24,10 +25,10 @@ public struct EvaluationReport: Sendable {
       unknownLabels[truth, default: 0] += 1
       return
     }
-    confusion[row][Self.argmax(scores)] += 1
+    confusion[row][scores.indexOfLargest!] += 1
     for window in windows {
       windowsTotal += 1
-      if Self.argmax(window) == row { windowsCorrect += 1 }
+      if window.indexOfLargest == row { windowsCorrect += 1 }
     }
   }
 
@@ -71,10 +72,4 @@ public struct EvaluationReport: Sendable {
   }
 
   public var repLabels: [String] { Array(Set(reps.map(\.label))).sorted() }
-
-  static func argmax(_ values: [Float]) -> Int {
-    var best = 0
-    for index in values.indices where values[index] > values[best] { best = index }
-    return best
-  }
 }

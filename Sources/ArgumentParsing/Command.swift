@@ -1,18 +1,18 @@
 /// One option of a command. The same table drives parsing and `--help`, so they cannot drift.
-struct Option: Sendable {
+public struct Option: Sendable {
   /// The long name, without dashes: `json` is `--json`.
-  let name: String
+  public let name: String
   /// The value's placeholder in help (`FILE`, `N`); nil for a flag that takes no value.
-  let value: String?
-  let help: String
+  public let value: String?
+  public let help: String
   /// The value used when the option is not given, shown in help.
-  let defaultValue: String?
+  public let defaultValue: String?
 
-  static func flag(_ name: String, _ help: String) -> Option {
+  public static func flag(_ name: String, _ help: String) -> Option {
     Option(name: name, value: nil, help: help, defaultValue: nil)
   }
 
-  static func value(
+  public static func value(
     _ name: String, _ placeholder: String, _ help: String, default defaultValue: String? = nil
   ) -> Option {
     Option(name: name, value: placeholder, help: help, defaultValue: defaultValue)
@@ -20,25 +20,44 @@ struct Option: Sendable {
 }
 
 /// A positional argument.
-struct Argument: Sendable {
-  let name: String
-  let help: String
-  var optional = false
+public struct Argument: Sendable {
+  public let name: String
+  public let help: String
+  public var optional = false
+
+  public init(name: String, help: String, optional: Bool = false) {
+    self.name = name
+    self.help = help
+    self.optional = optional
+  }
 }
 
 /// A `spotter` subcommand: its table of arguments and options, and what it does.
-struct Command: Sendable {
-  let name: String
-  let summary: String
-  var arguments: [Argument] = []
-  var options: [Option] = []
+public struct Command: Sendable {
+  public let name: String
+  public let summary: String
+  public var arguments: [Argument] = []
+  public var options: [Option] = []
   /// Extra paragraphs for `--help`.
-  var discussion: String? = nil
+  public var discussion: String? = nil
   /// Runs the command; returns the exit code (0 success, 1 failure).
-  let run: @Sendable (ParsedArguments) throws -> Int32
+  public let run: @Sendable (ParsedArguments) throws -> Int32
 
-  var usage: String {
-    var parts = ["spotter", name]
+  public init(
+    name: String, summary: String, arguments: [Argument] = [], options: [Option] = [],
+    discussion: String? = nil, run: @escaping @Sendable (ParsedArguments) throws -> Int32
+  ) {
+    self.name = name
+    self.summary = summary
+    self.arguments = arguments
+    self.options = options
+    self.discussion = discussion
+    self.run = run
+  }
+
+  /// The usage line, e.g. `spotter count [options] FILE`.
+  public func usage(program: String) -> String {
+    var parts = [program, name]
     if !options.isEmpty { parts.append("[options]") }
     for argument in arguments {
       parts.append(argument.optional ? "[\(argument.name)]" : argument.name)
@@ -46,8 +65,9 @@ struct Command: Sendable {
     return parts.joined(separator: " ")
   }
 
-  var help: String {
-    var lines = ["\(summary)", "", "Usage: \(usage)"]
+  /// The whole `--help` text.
+  public func help(program: String) -> String {
+    var lines = ["\(summary)", "", "Usage: \(usage(program: program))"]
     if !arguments.isEmpty {
       lines += ["", "Arguments:"]
       for argument in arguments { lines.append(Self.row(argument.name, argument.help)) }
@@ -76,7 +96,7 @@ struct Command: Sendable {
   ///
   /// - Throws: `CLIError.usage` for an unknown option, a missing value, or a wrong number of
   ///   arguments.
-  func parse(_ words: [String]) throws -> ParsedArguments {
+  public func parse(_ words: [String]) throws -> ParsedArguments {
     var result = ParsedArguments(command: self)
     var index = 0
     var onlyPositionals = false
@@ -137,21 +157,21 @@ struct Command: Sendable {
 }
 
 /// What the command line said, read through the command's table so defaults apply.
-struct ParsedArguments {
-  let command: Command
-  var positionals: [String] = []
-  var values: [String: String] = [:]
-  var flags: Set<String> = []
-  var wantsHelp = false
+public struct ParsedArguments {
+  public let command: Command
+  public var positionals: [String] = []
+  public var values: [String: String] = [:]
+  public var flags: Set<String> = []
+  public var wantsHelp = false
 
-  func flag(_ name: String) -> Bool {
+  public func flag(_ name: String) -> Bool {
     precondition(
       command.options.contains { $0.name == name && $0.value == nil }, "no flag --\(name)")
     return flags.contains(name)
   }
 
   /// An option's value, or its default.
-  func string(_ name: String) -> String? {
+  public func string(_ name: String) -> String? {
     guard let option = command.options.first(where: { $0.name == name && $0.value != nil }) else {
       preconditionFailure("no option --\(name) in \(command.name)")
     }
@@ -159,7 +179,7 @@ struct ParsedArguments {
   }
 
   /// A value the command cannot run without: a usage error naming the option when missing.
-  func required(_ name: String) throws -> String {
+  public func required(_ name: String) throws -> String {
     guard let value = string(name) else {
       let placeholder = command.options.first { $0.name == name }?.value ?? "VALUE"
       throw CLIError.usage("--\(name) \(placeholder) is required", command: command)
@@ -167,7 +187,7 @@ struct ParsedArguments {
     return value
   }
 
-  func double(
+  public func double(
     _ name: String,
     range: ClosedRange<Double> = -.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
   ) throws -> Double? {
@@ -180,7 +200,7 @@ struct ParsedArguments {
     return value
   }
 
-  func int(_ name: String, range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
+  public func int(_ name: String, range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
     guard let text = string(name) else { return nil }
     guard let value = Int(text), range.contains(value) else {
       throw CLIError.usage(
@@ -190,13 +210,13 @@ struct ParsedArguments {
     return value
   }
 
-  func positional(_ index: Int) -> String? {
+  public func positional(_ index: Int) -> String? {
     index < positionals.count ? positionals[index] : nil
   }
 }
 
 /// Failures the command line reports itself; anything else thrown is a failure (exit 1).
-enum CLIError: Error {
+public enum CLIError: Error {
   /// The command line was wrong: exit 64 with the usage.
   case usage(String, command: Command?)
   /// The work failed: exit 1, with a hint of what to do.

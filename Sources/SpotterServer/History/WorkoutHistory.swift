@@ -1,4 +1,5 @@
 import Foundation
+import Spotter
 
 /// The workout history: one JSON line per finished session, in a file that a crash can never
 /// leave with a torn record.
@@ -41,14 +42,9 @@ public enum WorkoutHistory {
   }
 
   /// A session's summary as a history record.
-  public static func record(
-    date: Date, source: String, summary: [(name: String, reps: Int, activeSeconds: Double)]
-  ) -> String {
-    let exercises = summary.map {
-      "\(SpotterEvent.quote($0.name)):{\"reps\":\($0.reps),\"active_seconds\":\(String(format: "%.1f", $0.activeSeconds))}"
-    }
+  public static func record(date: Date, source: String, summary: [ExerciseTotal]) -> String {
     let stamp = ISO8601DateFormatter().string(from: date)
     return
-      "{\"date\":\"\(stamp)\",\"source\":\(SpotterEvent.quote(source)),\"exercises\":{\(exercises.joined(separator: ","))}}"
+      "{\"date\":\"\(stamp)\",\"source\":\(JSONText.quote(source)),\"exercises\":\(JSONText.exercises(summary))}"
   }
 }

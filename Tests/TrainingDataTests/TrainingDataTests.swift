@@ -1,7 +1,7 @@
 import ActionModel
 import Testing
 
-@testable import Spotter
+@testable import TrainingData
 
 @Suite struct TrainingDataTests {
   @Test func syntheticWindowsAreTheSameForASeedAndLabelledFromTheWorkout() {

@@ -1,5 +1,6 @@
 import Foundation
 import Poses
+import Spotter
 
 /// Whole annotated recordings run through a `Session`, as `spotter classify` runs them, and
 /// the timeline scored against the annotations: which sets were found, how close their

@@ -117,15 +117,15 @@ public enum DatasetBuilder {
     var set = TrainingSet()
     var generator = SeededGenerator(seed: seed)
     let annotations = try Annotations.read(path)
-    var cache: (path: String, recording: ClipScoring.Recording)?
+    var cache: (path: String, recording: ResampledRecording)?
     for (index, annotation) in annotations.enumerated() {
       guard include(index), let label = labels.firstIndex(of: annotation.label)
       else { continue }
       if cache?.path != annotation.resolvedPath {
-        cache = (annotation.resolvedPath, try ClipScoring.read(annotation.resolvedPath))
+        cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
       }
       let clip = Array(
-        ClipScoring.slice(cache!.recording, annotation.startTime, annotation.endTime).map(\.pose))
+        cache!.recording.slice(from: annotation.startTime, to: annotation.endTime).map(\.pose))
       guard clip.count >= 8 else { continue }
       for variant in 0..<variants {
         var augmenter = Augmentation(

@@ -2,41 +2,52 @@ import Foundation
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The few socket calls the daemon and its clients make, named for what they do.
 public enum Socket {
   /// A listening Unix-domain stream socket at `path` (a stale socket file is replaced).
-  static func listenUnix(path: String) throws -> Int32 {
+  static func listenUnix(path: String) throws(SystemError) -> FileDescriptor {
     let address = try unixAddress(path)
     unlink(path)
     return try open(AF_UNIX, address, named: path, listening: true)
   }
 
   /// A listening TCP socket on 127.0.0.1:`port` (loopback only).
-  static func listenTCP(port: UInt16) throws -> Int32 {
+  static func listenTCP(port: UInt16) throws(SystemError) -> FileDescriptor {
     try open(AF_INET, loopbackAddress(port), named: "127.0.0.1:\(port)", listening: true)
   }
 
-  /// Connects to a Unix socket (blocking); for clients and tests.
-  public static func connectUnix(path: String) throws -> Int32 {
-    try open(AF_UNIX, unixAddress(path), named: path, listening: false)
+  /// Connects to a Unix socket (blocking); for clients and tests. Returns the raw descriptor,
+  /// which the caller closes.
+  public static func connectUnix(path: String) throws(SystemError) -> Int32 {
+    try open(AF_UNIX, unixAddress(path), named: path, listening: false).rawValue
   }
 
   /// Connects to 127.0.0.1:`port` (blocking).
-  public static func connectTCP(port: UInt16) throws -> Int32 {
+  public static func connectTCP(port: UInt16) throws(SystemError) -> Int32 {
     try open(AF_INET, loopbackAddress(port), named: "127.0.0.1:\(port)", listening: false)
+      .rawValue
+  }
+
+  /// Accepts a waiting connection on a listening socket, non-blocking; nil when none waits.
+  static func accept(on listener: FileDescriptor) -> FileDescriptor? {
+    let fd = systemAccept(listener.rawValue)
+    guard fd >= 0 else { return nil }
+    let connection = FileDescriptor(rawValue: fd)
+    connection.setNonBlocking()
+    return connection
   }
 
   /// A stream socket bound to `address` and listening (non-blocking), or connected to it
   /// (blocking).
   private static func open<Address>(
     _ family: Int32, _ address: Address, named name: String, listening: Bool
-  ) throws -> Int32 {
-    let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else {
-      throw DaemonError(message: "socket(): \(String(cString: strerror(errno)))")
-    }
+  ) throws(SystemError) -> FileDescriptor {
+    let fd = socket(family, streamType, 0)
+    guard fd >= 0 else { throw SystemError("socket()") }
     if listening && family == AF_INET {
       var yes: Int32 = 1
       setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -48,22 +59,22 @@ public enum Socket {
         listening ? bind(fd, $0, size) : connect(fd, $0, size)
       }
     }
-    guard result == 0, !listening || Glibc.listen(fd, 512) == 0 else {
-      let reason = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw DaemonError(
-        message: "cannot \(listening ? "listen on" : "connect to") \(name): \(reason)")
+    guard result == 0, !listening || listen(fd, 512) == 0 else {
+      let error = SystemError(listening ? "cannot listen on \(name)" : "cannot connect to \(name)")
+      FileDescriptor(rawValue: fd).close()
+      throw error
     }
-    if listening { setNonBlocking(fd) }
-    return fd
+    let descriptor = FileDescriptor(rawValue: fd)
+    if listening { descriptor.setNonBlocking() }
+    return descriptor
   }
 
-  private static func unixAddress(_ path: String) throws -> sockaddr_un {
+  private static func unixAddress(_ path: String) throws(SystemError) -> sockaddr_un {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
     guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw DaemonError(message: "socket path \(path) is too long (\(bytes.count) bytes)")
+      throw SystemError("socket path \(path) (\(bytes.count) bytes)", code: ENAMETOOLONG)
     }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
       for (index, byte) in bytes.enumerated() { raw[index] = byte }
@@ -79,11 +90,6 @@ public enum Socket {
     return address
   }
 
-  static func setNonBlocking(_ fd: Int32) {
-    let flags = fcntl(fd, F_GETFL, 0)
-    _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-  }
-
   /// The default Unix socket: `$XDG_RUNTIME_DIR/spotter.sock`, else `/tmp/spotter-UID.sock`.
   public static var defaultPath: String {
     if let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
@@ -91,4 +97,12 @@ public enum Socket {
     }
     return "/tmp/spotter-\(getuid()).sock"
   }
+
+  #if canImport(Glibc)
+    private static let streamType = Int32(SOCK_STREAM.rawValue)
+  #else
+    private static let streamType = SOCK_STREAM
+  #endif
 }
+
+private func systemAccept(_ fd: Int32) -> Int32 { accept(fd, nil, nil) }

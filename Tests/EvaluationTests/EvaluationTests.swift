@@ -2,7 +2,8 @@ import Poses
 import RepCounting
 import Testing
 
-@testable import Spotter
+@testable import Evaluation
+import Spotter
 
 @Suite struct EvaluationTests {
   /// A hand-made example: three labels, five clips, known windows and reps.

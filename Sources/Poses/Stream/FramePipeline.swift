@@ -1,6 +1,5 @@
-import Poses
 
-/// The front of every stream: follow one person, resample to the model's frame rate.
+/// The front of every stream: follow one person, resample to a steady frame rate.
 ///
 /// Takes decoded frames (any number of people, irregular times) and hands on one pose per tick
 /// of a steady clock, `.nobody` where nobody was followed. Allocates nothing per frame.

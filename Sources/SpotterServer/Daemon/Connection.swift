@@ -1,84 +1,71 @@
-import Foundation
 import Poses
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import Spotter
 
 /// One client of the daemon: its bytes in and out, and its session once the header came.
 final class Connection {
-  let fd: Int32
+  let descriptor: FileDescriptor
   let name: String
   unowned let daemon: Daemon
   var lastActivity: Double
   /// The client closed its side: no more lines will come; the events still go out.
-  var inputEnded = false
+  private(set) var inputEnded = false
   /// The socket failed (or the client is gone): nothing more can be sent.
   var closed = false
-  /// Received bytes: the whole lines waiting to be handled (without their newlines), then the
-  /// line still arriving, from `partialStart`. One buffer, reused, so a frame costs no
-  /// allocation on its way in.
-  private var received: [UInt8] = []
-  /// Where each waiting line lies in `received`, oldest first.
-  private var lines: [Range<Int>] = []
-  private var partialStart = 0
-  private var lineNumber = 0
-  /// Bytes of the current line thrown away because it was too long.
-  private var discarding = 0
-  var output: [UInt8] = []
+  /// Received bytes, split into lines (a line over the limit comes out as too long).
+  private let lines: LineSplitter
+  /// The whole lines received and not yet handled, with their numbers; they point into
+  /// `lines` until it is released.
+  private var waiting: [(line: LineSplitter.Line, number: Int)] = []
+  private(set) var output: [UInt8] = []
   private(set) var session: Session?
   private var decoder: PoseLineDecoder?
   private var frame = PeopleFrame()
-  private var dropped = 0
-  private var outputDropped = 0
+  private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
 
-  init(fd: Int32, name: String, now: Double, daemon: Daemon) {
-    self.fd = fd
+  init(descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon) {
+    self.descriptor = descriptor
     self.name = name
     self.daemon = daemon
     lastActivity = now
+    lines = LineSplitter(maxLineLength: maxLine)
+    waiting.reserveCapacity(64)
   }
 
-  /// Takes received bytes, splitting lines; a line over `maxLine` bytes is discarded and named.
-  func receive(_ bytes: ArraySlice<UInt8>, maxLine: Int) {
-    for byte in bytes {
-      if byte == 0x0A {
-        lineNumber += 1
-        if discarding > 0 {
-          processPending()  // the lines before it answer first, in order
-          daemon.countError()
-          send(
-            .error(
-              t: nil, line: lineNumber,
-              message:
-                "line is \(discarding) bytes long; the limit is \(maxLine) bytes, so it was skipped"
-            ))
-          discarding = 0
-        } else {
-          lines.append(partialStart..<received.count)
-          partialStart = received.count
+  /// Reads what the socket has, up to four reads a round, so one fast sender cannot hold the
+  /// loop (poll reports the rest next round); then handles the whole lines.
+  func receive(now: Double) {
+    for _ in 0..<4 {
+      do {
+        var result = FileDescriptor.ReadResult.wouldBlock
+        try lines.fill { free in
+          result = try descriptor.read(into: free)
+          if case .bytes(let count) = result { return count }
+          return 0
         }
-        continue
-      }
-      if discarding > 0 {
-        discarding += 1
-      } else if received.count - partialStart >= maxLine {
-        discarding = received.count - partialStart + 1
-        received.removeSubrange(partialStart...)
-      } else {
-        received.append(byte)
+        guard case .bytes = result else {
+          if result == .end { endInput() }
+          break
+        }
+        lastActivity = now
+        takeLines()
+      } catch {
+        closed = true
+        break
       }
     }
+    processPending()
   }
 
-  /// The client closed its side: a last line without its newline still counts.
-  func endInput() {
-    if discarding == 0 && received.count > partialStart {
-      lineNumber += 1
-      lines.append(partialStart..<received.count)
-      partialStart = received.count
-    }
+  /// The client closed its side: a last line without its newline still counts, and one too
+  /// long is still named.
+  private func endInput() {
+    lines.finish()
+    takeLines()
     inputEnded = true
+  }
+
+  private func takeLines() {
+    while let line = lines.next() { waiting.append((line, lines.lineNumber)) }
   }
 
   /// Frames that may wait at once (half a second at 30 fps): beyond them, the older are late.
@@ -88,27 +75,30 @@ final class Connection {
   /// and dropped: the newest poses win, so a server that fell behind catches up instead of
   /// queueing without bound. A server that keeps up drops nothing, however fast a client sends.
   func processPending() {
-    guard !lines.isEmpty else { return }
-    received.withUnsafeBufferPointer { all in
-      func line(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: all[lines[index]])
-      }
-      let firstNumber = lineNumber - lines.count + 1
-      var framesSeen = 0
-      var keepFrom = Int.max  // the index of the first frame line kept
-      for index in stride(from: lines.count - 1, through: 0, by: -1)
-      where Self.looksLikeFrame(line(index)) {
-        framesSeen += 1
-        if framesSeen <= Self.backlog { keepFrom = index }
-      }
-      for index in lines.indices {
-        handle(line(index), number: firstNumber + index, late: index < keepFrom)
+    guard !waiting.isEmpty else { return }
+    var framesSeen = 0
+    var keepFrom = Int.max  // the index of the first frame line kept
+    for index in stride(from: waiting.count - 1, through: 0, by: -1) {
+      guard case .text(let line) = waiting[index].line, Self.looksLikeFrame(line) else { continue }
+      framesSeen += 1
+      if framesSeen <= Self.backlog { keepFrom = index }
+    }
+    for index in waiting.indices {
+      let (line, number) = waiting[index]
+      switch line {
+      case .text(let text): handle(text, number: number, late: index < keepFrom)
+      case .tooLong(let length):
+        daemon.countError()
+        send(
+          .error(
+            t: nil, line: number,
+            message:
+              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was skipped"
+          ))
       }
     }
-    // Keep only the line still arriving, moved to the front (no allocation).
-    received.removeSubrange(0..<partialStart)
-    partialStart = 0
-    lines.removeAll(keepingCapacity: true)
+    waiting.removeAll(keepingCapacity: true)
+    lines.release()
   }
 
   /// One whole line: a stats command, the header, or a frame (dropped if `late`).
@@ -123,7 +113,7 @@ final class Connection {
       return
     }
     if late && Self.looksLikeFrame(line) {
-      dropped += 1
+      counters.droppedFrames! += 1
       daemon.countDropped(1)
       return
     }
@@ -158,12 +148,12 @@ final class Connection {
   /// history.
   func finish() {
     guard let session else { return }
-    var summary: [(name: String, reps: Int, activeSeconds: Double)] = []
+    var summary: [ExerciseTotal] = []
     session.finish(
       emit: { event in
         send(event)
         if case .summary(_, let exercises, _) = event { summary = exercises }
-      }, extra: ["dropped_frames": Double(dropped), "dropped_events": Double(outputDropped)])
+      }, counters: counters)
     daemon.record(summary, source: "spotter serve, \(name)")
     self.session = nil
   }
@@ -172,7 +162,7 @@ final class Connection {
 
   private func write(_ line: String) {
     guard output.count < daemon.configuration.maxPendingOutput else {
-      outputDropped += 1
+      counters.droppedEvents! += 1
       return
     }
     output.append(contentsOf: line.utf8)
@@ -182,21 +172,15 @@ final class Connection {
 
   /// Writes what the socket takes now; the rest waits for the next POLLOUT.
   func flush() {
-    var written = 0
-    while written < output.count {
-      let count = output.withUnsafeBytes {
-        Glibc.write(fd, $0.baseAddress! + written, $0.count - written)
+    do {
+      while !output.isEmpty && !closed {
+        let written = try output.withUnsafeBytes { try descriptor.write($0) }
+        guard written > 0 else { return }
+        output.removeFirst(written)
       }
-      if count > 0 {
-        written += count
-        continue
-      }
-      if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-      if count < 0 && errno == EINTR { continue }
+    } catch {
       closed = true
-      break
     }
-    output.removeFirst(written)
   }
 
   static func looksLikeFrame(_ line: UnsafeBufferPointer<UInt8>) -> Bool {

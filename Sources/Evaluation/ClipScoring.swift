@@ -1,0 +1,41 @@
+import ActionModel
+import Poses
+import RepCounting
+
+/// One annotated clip scored: what the classifier and the rep engine make of it.
+public enum ClipScoring {
+  /// The classifier's probabilities over a clip, as a stream that starts at the clip's first
+  /// frame sees it: a window every `stride` frames, zero-padded before the clip began (so a
+  /// clip shorter than the window is classified padded, as the runtime would).
+  ///
+  /// - Returns: each window's probabilities, and their mean (the clip's scores).
+  public static func classify(
+    _ recording: ResampledRecording, from start: Double?, to end: Double?,
+    classifier: Classifier, stride: Int = 10
+  ) -> (windows: [[Float]], mean: [Float]) {
+    let ticks = recording.slice(from: start, to: end)
+    let stream = FeatureStream(classifier: classifier)
+    var windows: [[Float]] = []
+    for (index, tick) in ticks.enumerated() {
+      stream.push(tick.pose)
+      if (index + 1) % stride == 0 || index == ticks.count - 1 {
+        windows.append(stream.probabilities())
+      }
+    }
+    var mean = [Float](repeating: 0, count: classifier.config.classes)
+    for window in windows { for k in mean.indices { mean[k] += window[k] / Float(windows.count) } }
+    return (windows, mean)
+  }
+
+  /// Reps counted by `definition` over the clip.
+  public static func countReps(
+    _ recording: ResampledRecording, from start: Double?, to end: Double?,
+    definition: ExerciseDefinition
+  ) -> Int {
+    let counter = RepCounter(definition)
+    for tick in recording.slice(from: start, to: end) {
+      counter.process(tick.pose, t: tick.t) { _ in }
+    }
+    return counter.count
+  }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Splits a byte stream into lines, with a size limit: the one line framing that every reader
+/// of lines in Spotter uses (pose files, standard input, the daemon's connections).
+///
+/// Bytes come in through `fill`, from whatever produces them (a file, a socket); whole lines
+/// come out of `next()`, without their newline (and without a trailing `\r`). A line longer
+/// than `maxLineLength` is not kept: its bytes are thrown away as they arrive, and it comes out
+/// as `.tooLong` with its full length, so the caller can name it and go on. When the input
+/// ends (`finish()`), what is left is a last line without a newline, and is still a line, or
+/// still too long.
+///
+/// Lines handed out point into the splitter's buffer and stay valid until `release()`, so a
+/// caller may look at several lines before handling them (the daemon drops the older of many
+/// waiting frames). The buffer grows only while released bytes and the line still arriving do
+/// not fit; in a steady stream it is allocated once.
+public final class LineSplitter {
+  public enum Line {
+    /// A line's bytes, valid until `release()`.
+    case text(UnsafeBufferPointer<UInt8>)
+    /// A line over the limit, with its full length in bytes.
+    case tooLong(length: Int)
+  }
+
+  /// 1 MiB: a frame of 20 people in BODY_25 is about 40 KB, so a line past this is not a frame.
+  public static let defaultMaxLineLength = 1 << 20
+
+  public let maxLineLength: Int
+  /// The free space `fill` offers at least.
+  public let readSize: Int
+  /// The 1-based number of the line last returned by `next()`.
+  public private(set) var lineNumber = 0
+  /// Whether `finish()` was called: no more bytes will come.
+  public private(set) var isFinished = false
+  private var buffer: UnsafeMutableBufferPointer<UInt8>
+  /// Buffers outgrown while lines in them were still handed out: freed at `release()`.
+  private var retired: [UnsafeMutableBufferPointer<UInt8>] = []
+  /// Bytes before `released` may be reused; lines from `released` to `start` are handed out.
+  private var released = 0
+  /// The first byte not yet split into a line.
+  private var start = 0
+  /// The end of the bytes received.
+  private var end = 0
+  /// Bytes of an over-long line thrown away so far (0 when none is under way).
+  private var skipped = 0
+
+  /// - Parameter readSize: the bytes `fill` offers its reader at least, beyond a line's worth.
+  public init(maxLineLength: Int = defaultMaxLineLength, readSize: Int = 64 * 1024) {
+    precondition(maxLineLength > 0 && readSize > 0)
+    self.maxLineLength = maxLineLength
+    self.readSize = readSize
+    buffer = .allocate(capacity: maxLineLength + 1 + readSize)
+  }
+
+  deinit {
+    buffer.deallocate()
+    for old in retired { old.deallocate() }
+  }
+
+  /// Bytes received and not yet split into lines.
+  public var pendingBytes: Int { end - start + skipped }
+
+  /// Lets `read` write into the free end of the buffer (at least `readSize` bytes, after
+  /// making room); `read` returns how many bytes it wrote (0 or less: none).
+  ///
+  /// - Returns: what `read` returned.
+  @discardableResult
+  public func fill(_ read: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
+    makeRoom()
+    let free = UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[end...])
+    let count = try read(free)
+    if count > 0 { end += count }
+    return count
+  }
+
+  /// Appends bytes received elsewhere.
+  public func append(_ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+      fill { free in
+        let count = min(free.count, bytes.count - offset)
+        free.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+        offset += count
+        return count
+      }
+      // Split as we go, so an over-long line is thrown away instead of held.
+      dropOverlongPrefix()
+    }
+  }
+
+  /// The input has ended: what is left is a last line.
+  public func finish() { isFinished = true }
+
+  /// The next whole line, or nil until more bytes come (or, after `finish()`, at the end).
+  public func next() -> Line? {
+    if let newline = firstNewline() {
+      let length = newline - start
+      let lineStart = start
+      start = newline + 1
+      lineNumber += 1
+      if skipped > 0 || length > maxLineLength {
+        defer { skipped = 0 }
+        return .tooLong(length: skipped + length)
+      }
+      return .text(trimmed(lineStart, newline))
+    }
+    dropOverlongPrefix()
+    guard isFinished, start < end || skipped > 0 else { return nil }
+    let lineStart = start
+    start = end
+    lineNumber += 1
+    if skipped > 0 {
+      defer { skipped = 0 }
+      return .tooLong(length: skipped + end - lineStart)
+    }
+    return .text(trimmed(lineStart, end))
+  }
+
+  /// The lines handed out are no longer needed: their bytes may be reused.
+  public func release() {
+    released = start
+    for old in retired { old.deallocate() }
+    retired.removeAll()
+  }
+
+  /// The bytes received and not yet split, without consuming them (for sniffing a format).
+  public var unsplitBytes: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: buffer[start..<end])
+  }
+
+  /// Whether the bytes still arriving are already more than a line may hold.
+  public var holdsMoreThanALine: Bool { end - start > maxLineLength }
+
+  /// A line under way past the limit: its bytes are counted and let go.
+  private func dropOverlongPrefix() {
+    guard firstNewline() == nil, skipped > 0 || end - start > maxLineLength else { return }
+    skipped += end - start
+    end = start
+  }
+
+  /// Moves the bytes still needed (handed-out lines not released, and the line under way) to
+  /// the front, and grows the buffer if a read would not fit.
+  private func makeRoom() {
+    if released > 0 {
+      let kept = end - released
+      if kept > 0 {
+        buffer.baseAddress!.update(from: buffer.baseAddress! + released, count: kept)
+      }
+      start -= released
+      end -= released
+      released = 0
+    }
+    guard buffer.count - end < readSize else { return }
+    let larger = UnsafeMutableBufferPointer<UInt8>.allocate(
+      capacity: max(2 * buffer.count, end + readSize))
+    larger.baseAddress!.update(from: buffer.baseAddress!, count: end)
+    // Lines handed out may still point into the old buffer: it lives until they are released.
+    if released < start { retired.append(buffer) } else { buffer.deallocate() }
+    buffer = larger
+  }
+
+  private func firstNewline() -> Int? {
+    guard start < end else { return nil }
+    let base = UnsafeMutableRawPointer(buffer.baseAddress! + start)
+    guard let found = memchr(base, 0x0A, end - start) else { return nil }
+    return start + (found - base)
+  }
+
+  private func trimmed(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+    var to = to
+    if to > from && buffer[to - 1] == 0x0D { to -= 1 }
+    return UnsafeBufferPointer(rebasing: buffer[from..<to])
+  }
+}

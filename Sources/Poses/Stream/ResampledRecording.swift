@@ -1,0 +1,39 @@
+/// A whole pose file through the front of the runtime (`FramePipeline`): one person followed,
+/// resampled to a steady rate. For tools that look at a recording as a whole (evaluation,
+/// training); a live stream goes frame by frame instead.
+public struct ResampledRecording: Sendable {
+  /// One pose per tick, `.nobody` where nobody was followed.
+  public var ticks: [(t: Double, pose: Pose)]
+  /// Lines the reader reported and skipped.
+  public var badLines: Int
+
+  public init(ticks: [(t: Double, pose: Pose)], badLines: Int = 0) {
+    self.ticks = ticks
+    self.badLines = badLines
+  }
+
+  /// Reads a whole pose file (any format `PoseFiles.open` reads) at `fps`.
+  public static func read(_ path: String, fps: Double = 30) throws -> ResampledRecording {
+    let source = try PoseFiles.open(path)
+    var pipeline = FramePipeline(fps: fps)
+    var frame = PeopleFrame()
+    var recording = ResampledRecording(ticks: [])
+    loop: while true {
+      switch try source.next(into: &frame) {
+      case .end: break loop
+      case .skipped: recording.badLines += 1
+      case .frame: pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
+      }
+    }
+    return recording
+  }
+
+  /// The ticks inside `start...end` (from the first or to the last tick when nil).
+  public func slice(from start: Double?, to end: Double?) -> ArraySlice<(t: Double, pose: Pose)> {
+    let from = start ?? -.infinity
+    let to = end ?? .infinity
+    let first = ticks.firstIndex { $0.t >= from - 1e-9 } ?? ticks.count
+    let last = ticks.lastIndex { $0.t <= to + 1e-9 } ?? -1
+    return first <= last ? ticks[first...last] : []
+  }
+}

@@ -1,0 +1,60 @@
+import Poses
+import Spotter
+
+/// Events as a readable timeline, one line each: what `classify`, `count` and `demo` print
+/// when not asked for `--json`.
+///
+/// ```
+///    12.3 s  squat started (92% sure)
+///    13.1 s    rep 1  1.2 s, range 0.45
+///    13.1 s    cue: Go deeper: hips down to knee height.
+///    30.0 s  squat ended: 10 reps
+/// ```
+final class EventPrinter {
+  let output: TextOutput
+  /// Called before each line (the demo clears its live status line).
+  var beforeLine: () -> Void = {}
+
+  init(output: TextOutput) { self.output = output }
+
+  func print(_ event: SpotterEvent) {
+    guard let text = Self.line(event) else { return }
+    beforeLine()
+    output.writeLine(text)
+  }
+
+  /// The timeline's line for an event (nil for those it does not show: predictions).
+  static func line(_ event: SpotterEvent) -> String? {
+    switch event {
+    case .exerciseStarted(let t, let exercise, let confidence):
+      String(format: "%7.1f s  %@ started (%.0f%% sure)", t, exercise, confidence * 100)
+    case .rep(let t, _, let rep, let backfilled):
+      String(
+        format: "%7.1f s    rep %d  %.1f s, range %.2f", t, rep.count, rep.duration,
+        rep.rangeOfMotion) + (backfilled ? "  (counted on recognition)" : "")
+    case .cue(let t, _, let message):
+      String(format: "%7.1f s    cue: %@", t, message)
+    case .exerciseEnded(let t, let exercise, let reps):
+      String(format: "%7.1f s  %@ ended: %d reps", t, exercise, reps)
+    case .presence(let t, let present):
+      String(format: "%7.1f s  %@", t, present ? "person in view" : "nobody in view")
+    case .error(_, let line, let message):
+      "  bad line \(line.map(String.init) ?? "?"): \(message)"
+    case .summary(let t, let exercises, _):
+      summary(t: t, exercises)
+    case .prediction: nil
+    }
+  }
+
+  /// `Summary (…s):` and a row per exercise.
+  static func summary(t: Double, _ exercises: [ExerciseTotal]) -> String {
+    var lines = ["", String(format: "Summary (%.1f s):", t)]
+    if exercises.isEmpty { lines.append("  no exercise recognised") }
+    for entry in exercises {
+      lines.append(
+        "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+          + String(format: "%4d reps  %6.1f s", entry.reps, entry.activeSeconds))
+    }
+    return lines.joined(separator: "\n")
+  }
+}

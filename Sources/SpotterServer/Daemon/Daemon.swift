@@ -1,0 +1,206 @@
+import Foundation
+import RepCounting
+import Spotter
+
+/// `spotter serve`: many live streams, one `Session` each, over a Unix socket and/or TCP on
+/// loopback.
+///
+/// One thread runs a poll loop over every socket, non-blocking: a session costs a few
+/// microseconds a frame, so one thread keeps up with thousands of 30 fps streams, and no lock
+/// is needed. Protocol: the client sends a pose-file header line, then frame lines, and reads
+/// NDJSON events back; `{"cmd":"stats"}` asks for the server's counters.
+///
+/// Under pressure: of each connection's unprocessed frames only the newest 15 (half a second)
+/// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error`
+/// event and are skipped; a client that does not read its events has them dropped once
+/// `maxPendingOutput` waits, so it slows nobody else; idle connections close after
+/// `idleSeconds`. A closed or lost connection's session is summarised and appended to the
+/// history. SIGTERM stops accepting, summarises every open session, and returns; SIGHUP
+/// reloads the exercise definitions.
+///
+/// The daemon never prints: what an operator should know (a reload, a history write that
+/// failed) goes to `Configuration.notify`, and failed history writes are counted in the stats.
+public final class Daemon {
+  public struct Configuration: Sendable {
+    public var socketPath: String?
+    public var port: UInt16?
+    public var maxConnections = 1024
+    /// 64 KiB: a frame of 20 people in BODY_25 is under 40 KB.
+    public var maxLineBytes = 64 * 1024
+    /// Seconds without a line before a connection is closed.
+    public var idleSeconds = 60.0
+    /// Events waiting for a client beyond this many bytes are dropped (a slow reader).
+    public var maxPendingOutput = 1 << 20
+    public var historyPath: String?
+    public var exercisesFolder: String?
+    /// Hears what an operator should know; called on the daemon's thread.
+    public var notify: @Sendable (Notice) -> Void = { _ in }
+
+    public init() {}
+  }
+
+  /// What the daemon tells its operator.
+  public enum Notice: Sendable, CustomStringConvertible {
+    case exercisesReloaded
+    case reloadFailed(String)
+    case historyWriteFailed(String)
+
+    public var description: String {
+      switch self {
+      case .exercisesReloaded: "exercise definitions reloaded"
+      case .reloadFailed(let reason):
+        "reload failed, keeping the previous definitions: \(reason)"
+      case .historyWriteFailed(let reason): "a session's history was not written: \(reason)"
+      }
+    }
+  }
+
+  let configuration: Configuration
+  private var runtime: Runtime
+  private var listeners: [FileDescriptor] = []
+  private var connections: [FileDescriptor: Connection] = [:]
+  private var poller = Poller()
+  private var stats = Stats()
+  private let started = Date()
+
+  struct Stats {
+    var connectionsTotal = 0
+    var frames = 0
+    var dropped = 0
+    var errors = 0
+    var sessionsFinished = 0
+    var historyErrors = 0
+  }
+
+  public init(runtime: Runtime, configuration: Configuration) {
+    self.runtime = runtime
+    self.configuration = configuration
+  }
+
+  /// Binds the listeners. Throws `SystemError` naming what could not be bound.
+  public func listen() throws(SystemError) {
+    if let path = configuration.socketPath { listeners.append(try Socket.listenUnix(path: path)) }
+    if let port = configuration.port { listeners.append(try Socket.listenTCP(port: port)) }
+    guard !listeners.isEmpty else {
+      throw SystemError("nothing to listen on: give a socket path or a port", code: EINVAL)
+    }
+  }
+
+  /// Runs until SIGTERM (or SIGINT): the poll loop. Returns after every session is summarised.
+  public func run() {
+    SignalFlags.install()
+    while !SignalFlags.terminate {
+      if SignalFlags.takeReload() { reloadExercises() }
+      poller.removeAll()
+      for listener in listeners { poller.add(listener, read: true, write: false) }
+      for (descriptor, connection) in connections {
+        poller.add(descriptor, read: !connection.inputEnded, write: !connection.output.isEmpty)
+      }
+      do { try poller.wait(milliseconds: 100) } catch { break }
+      let now = Date().timeIntervalSince1970
+      poller.forEachReady { descriptor, readiness in
+        if listeners.contains(descriptor) {
+          acceptAll(on: descriptor, now: now)
+        } else if let connection = connections[descriptor] {
+          serve(connection, readiness, now: now)
+        }
+      }
+      for connection in Array(connections.values)
+      where now - connection.lastActivity > configuration.idleSeconds {
+        connection.send(
+          .error(
+            t: nil, line: nil, message: "no line for \(Int(configuration.idleSeconds)) s: closing"))
+        close(connection)
+      }
+    }
+    // Drain: stop accepting, summarise every open session.
+    for listener in listeners { listener.close() }
+    if let path = configuration.socketPath { unlink(path) }
+    for connection in Array(connections.values) { close(connection) }
+  }
+
+  private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
+    if readiness.readable || readiness.closed { connection.receive(now: now) }
+    if readiness.writable { connection.flush() }
+    // A client that has sent everything gets its summary before the socket closes.
+    if connection.inputEnded { connection.finish() }
+    if connection.closed || (connection.inputEnded && connection.output.isEmpty) {
+      close(connection)
+    }
+  }
+
+  private func acceptAll(on listener: FileDescriptor, now: Double) {
+    while let descriptor = Socket.accept(on: listener) {
+      guard connections.count < configuration.maxConnections else {
+        let refusal = SpotterEvent.error(
+          t: nil, line: nil,
+          message: "too many connections (\(configuration.maxConnections)); try later")
+        descriptor.writeAll(refusal.jsonLine + "\n")
+        descriptor.close()
+        continue
+      }
+      stats.connectionsTotal += 1
+      connections[descriptor] = Connection(
+        descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
+        maxLine: configuration.maxLineBytes, daemon: self)
+    }
+  }
+
+  private func close(_ connection: Connection) {
+    connection.finish()
+    connection.flush()
+    connection.descriptor.close()
+    connections[connection.descriptor] = nil
+  }
+
+  /// New sessions get the reloaded definitions; open ones keep theirs. A bad definition keeps
+  /// the old set, and the operator hears why.
+  private func reloadExercises() {
+    do {
+      let catalogue = try ExerciseCatalogue.load(adding: configuration.exercisesFolder)
+      runtime = Runtime(
+        classifier: runtime.classifier, catalogue: catalogue, options: runtime.options)
+      configuration.notify(.exercisesReloaded)
+    } catch {
+      configuration.notify(.reloadFailed("\(error)"))
+    }
+  }
+
+  // MARK: what connections ask of the server
+
+  func makeSession() -> Session { runtime.makeSession() }
+
+  func countFrame() { stats.frames += 1 }
+  func countDropped(_ count: Int) { stats.dropped += count }
+  func countError() { stats.errors += 1 }
+
+  /// Appends a finished session's summary to the history (atomically). A write that fails is
+  /// counted and reported, never dropped silently.
+  func record(_ summary: [ExerciseTotal], source: String) {
+    stats.sessionsFinished += 1
+    guard let path = configuration.historyPath else { return }
+    do {
+      try WorkoutHistory.append(
+        WorkoutHistory.record(date: Date(), source: source, summary: summary), to: path)
+    } catch {
+      stats.historyErrors += 1
+      configuration.notify(.historyWriteFailed("\(path): \(error.localizedDescription)"))
+    }
+  }
+
+  /// The `stats` reply.
+  func statsLine() -> String {
+    let seconds = max(Date().timeIntervalSince(started), 1e-3)
+    let open = connections.values.filter { $0.session != nil }.count
+    let fields: [(String, String)] = [
+      ("type", JSONText.quote("stats")), ("open_sessions", "\(open)"),
+      ("connections", "\(connections.count)"), ("connections_total", "\(stats.connectionsTotal)"),
+      ("frames", "\(stats.frames)"),
+      ("frames_per_second", String(format: "%.1f", Double(stats.frames) / seconds)),
+      ("dropped_frames", "\(stats.dropped)"), ("errors", "\(stats.errors)"),
+      ("sessions_finished", "\(stats.sessionsFinished)"),
+      ("history_errors", "\(stats.historyErrors)"),
+    ]
+    return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+  }
+}
