@@ -37,16 +37,16 @@ public enum NaiveNetwork {
     for (index, layer) in config.convolutions.enumerated() {
       activations = convolution(
         activations,
-        weight: parameters.values[parameters.range(of: Parameters.convolutionWeight(index))],
-        bias: parameters.values[parameters.range(of: Parameters.convolutionBias(index))],
+        weight: parameters.convolution(index).weight,
+        bias: parameters.convolution(index).bias,
         kernel: layer.kernel, dilation: layer.dilation)
     }
     let channels = config.pooledChannels
     let pooled = (0..<channels).map { c in
       activations.reduce(0) { $0 + $1[c] } / Double(activations.count)
     }
-    let w = Array(parameters.values[parameters.range(of: Parameters.linearWeight)])
-    let b = Array(parameters.values[parameters.range(of: Parameters.linearBias)])
+    let w = Array(parameters.linear.weight)
+    let b = Array(parameters.linear.bias)
     let logits = (0..<config.classes).map { k in
       (0..<channels).reduce(Double(b[k])) { $0 + pooled[$1] * Double(w[$1 * config.classes + k]) }
     }
@@ -62,8 +62,8 @@ extension Fixtures {
   public static func randomClassifier(_ config: NetworkConfig, seed: UInt64) -> Classifier {
     var generator = SeededGenerator(seed: seed)
     var parameters = Parameters(config: config, initialisedWith: &generator)
-    for spec in config.tensors where spec.name.hasSuffix(".bias") {
-      for index in parameters.range(of: spec.name) {
+    for layer in parameters.layout.convolutions + [parameters.layout.linear] {
+      for index in layer.bias {
         parameters.values[index] = generator.signedUnit() * 0.3
       }
     }

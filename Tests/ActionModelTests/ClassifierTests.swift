@@ -31,8 +31,8 @@ import Testing
     for (index, layer) in config.convolutions.enumerated() {
       reference = NaiveNetwork.convolution(
         reference,
-        weight: parameters.values[parameters.range(of: Parameters.convolutionWeight(index))],
-        bias: parameters.values[parameters.range(of: Parameters.convolutionBias(index))],
+        weight: parameters.convolution(index).weight,
+        bias: parameters.convolution(index).bias,
         kernel: layer.kernel, dilation: layer.dilation)
       let frames = config.outputFrames(of: index)
       let fast = (0..<frames).map { t in

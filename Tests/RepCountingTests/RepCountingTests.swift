@@ -572,8 +572,10 @@ func recording(
 
   @Test func aStagedRepTooSoonAfterTheLastIsCuedNotCounted() throws {
     var definition = try #require(catalogue.definition(named: "side_tilt_stages"))
-    definition.cooldownSeconds = 2
-    definition.smoothing = nil
+    var staged = try #require(definition.stagedCounting)
+    staged.cooldownSeconds = 2
+    staged.smoothing = nil
+    definition.counting = .staged(staged)
     let counter = RepCounter(definition)
     var events: [RepEvent] = []
     var t = 0.0
@@ -606,7 +608,7 @@ func recording(
   @Test func aFolderAddsDefinitionsAndReplacesBuiltInsByName() throws {
     let folder = Fixtures.temporaryFolder()
     var squat = catalogue.definition(named: "squat")!
-    squat.thresholds?.minRange = 0.5
+    squat.signalCounting?.thresholds.minRange = 0.5
     var custom = catalogue.definition(named: "lunge")!
     custom.name = "split_squat"
     let encoder = JSONEncoder()
@@ -614,7 +616,7 @@ func recording(
     try encoder.encode(custom).write(to: URL(fileURLWithPath: folder + "/split.json"))
     let loaded = try ExerciseCatalogue.load(adding: folder)
     #expect(loaded.definitions.count == 16)
-    #expect(loaded.definition(named: "squat")?.thresholds?.minRange == 0.5)
+    #expect(loaded.definition(named: "squat")?.signalCounting?.thresholds.minRange == 0.5)
     #expect(loaded.definition(named: "split_squat")?.label == "lunge")
   }
 
@@ -633,8 +635,8 @@ func recording(
     ),
     (#"{"label":"squat","engine":"signal","min_confidence":0.3}"#, "name", "is required"),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":1.5}"#, "min_confidence",
-      "must be in 0...1, got 1.5"
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":1.5,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "min_confidence", "must be in 0...1, got 1.5"
     ),
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
@@ -699,6 +701,10 @@ func recording(
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"min_range_learned":0.3}}"#,
       "thresholds.min_range_learned", "must be above 0 and at most min_range (0.2), got 0.3"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
+      "stages", "is not a field of the signal engine"
     ),
     ("{not json", "", "is not valid JSON"),
   ]

@@ -10,7 +10,7 @@ public final class Classifier: @unchecked Sendable {
   public var config: NetworkConfig { metadata.architecture }
   public var labels: [String] { metadata.labels }
   private let weights: UnsafeMutableBufferPointer<Float>
-  private let offsets: [Int]  // per tensor, in config.tensors order
+  private let layout: ParameterLayout
   /// Each layer's output when every input frame is zero (nobody): constant over time, so a
   /// stream can start exactly as a window zero-padded at its start.
   let restingColumns: [[Float]]
@@ -27,20 +27,20 @@ public final class Classifier: @unchecked Sendable {
     self.metadata = metadata
     weights = .allocate(capacity: parameters.values.count)
     _ = weights.initialize(from: parameters.values)
-    let offsets = metadata.architecture.tensors.map { parameters.offsets[$0.name]! }
-    self.offsets = offsets
+    layout = parameters.layout
     let base = UnsafePointer(weights.baseAddress!)
     let config = metadata.architecture
-    winogradLayers = config.convolutions.enumerated().map { index, layer in
+    winogradLayers = config.convolutions.enumerated().map { [layout] index, layer in
       layer.kernel == 3
         ? WinogradLayer(
-          weight: base + offsets[2 * index], inputChannels: config.inputChannels(of: index),
+          weight: base + layout.convolutions[index].weight.lowerBound,
+          inputChannels: config.inputChannels(of: index),
           outputChannels: layer.channels, dilation: layer.dilation,
           inputFrames: index == 0 ? config.window : config.outputFrames(of: index - 1))
         : nil
     }
     restingColumns = Self.restingColumns(
-      config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), offsets: offsets)
+      config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), layout: layout)
   }
 
   deinit { weights.deallocate() }
@@ -52,17 +52,21 @@ public final class Classifier: @unchecked Sendable {
     return copy
   }
 
+  /// Layer `layer`'s weights (k, C_in, C_out).
   func convolutionWeight(_ layer: Int) -> UnsafePointer<Float> {
-    UnsafePointer(weights.baseAddress! + offsets[2 * layer])
+    UnsafePointer(weights.baseAddress! + layout.convolutions[layer].weight.lowerBound)
   }
+  /// Layer `layer`'s bias (C_out).
   func convolutionBias(_ layer: Int) -> UnsafePointer<Float> {
-    UnsafePointer(weights.baseAddress! + offsets[2 * layer + 1])
+    UnsafePointer(weights.baseAddress! + layout.convolutions[layer].bias.lowerBound)
   }
+  /// (C, K)
   var linearWeight: UnsafePointer<Float> {
-    UnsafePointer(weights.baseAddress! + offsets[2 * config.convolutions.count])
+    UnsafePointer(weights.baseAddress! + layout.linear.weight.lowerBound)
   }
+  /// (K)
   var linearBias: UnsafePointer<Float> {
-    UnsafePointer(weights.baseAddress! + offsets[2 * config.convolutions.count + 1])
+    UnsafePointer(weights.baseAddress! + layout.linear.bias.lowerBound)
   }
 
   /// Probabilities over `labels` for B windows (any B). The windows go through the network
@@ -153,7 +157,7 @@ public final class Classifier: @unchecked Sendable {
   /// Runs a constant column through each layer: the same kernel as every forward pass, on
   /// 1 + (k − 1)·d copies of the previous layer's resting column.
   private static func restingColumns(
-    config: NetworkConfig, weights: UnsafePointer<Float>, offsets: [Int]
+    config: NetworkConfig, weights: UnsafePointer<Float>, layout: ParameterLayout
   ) -> [[Float]] {
     var previous = [Float](repeating: 0, count: config.inputFeatures)
     var result: [[Float]] = []
@@ -166,7 +170,8 @@ public final class Classifier: @unchecked Sendable {
             input: SequenceBatch(
               base: input.baseAddress!, batch: 1, frames: layer.reach + 1, channels: previous.count,
               windowStride: layer.reach + 1),
-            weight: weights + offsets[2 * index], bias: weights + offsets[2 * index + 1],
+            weight: weights + layout.convolutions[index].weight.lowerBound,
+            bias: weights + layout.convolutions[index].bias.lowerBound,
             kernel: layer.kernel, dilation: layer.dilation,
             output: SequenceBatch(
               base: output.baseAddress!, batch: 1, frames: 1, channels: layer.channels,

@@ -129,8 +129,8 @@ public final class TrainingGraph {
           }
         }
       }
-      let weight = values + parameters.range(of: Parameters.convolutionWeight(index)).lowerBound
-      let bias = values + parameters.range(of: Parameters.convolutionBias(index)).lowerBound
+      let weight = values + parameters.layout.convolutions[index].weight.lowerBound
+      let bias = values + parameters.layout.convolutions[index].bias.lowerBound
       let rows = batch * outFrames
       for row in 0..<rows { (out + row * layer.channels).update(from: bias, count: layer.channels) }
       BLAS.gemm(
@@ -153,8 +153,8 @@ public final class TrainingGraph {
       }
     }
     let K = config.classes
-    let weight = values + parameters.range(of: Parameters.linearWeight).lowerBound
-    let bias = values + parameters.range(of: Parameters.linearBias).lowerBound
+    let weight = values + parameters.layout.linear.weight.lowerBound
+    let bias = values + parameters.layout.linear.bias.lowerBound
     for b in 0..<batch { (probabilities + b * K).update(from: bias, count: K) }
     BLAS.gemm(
       MatrixView(UnsafePointer(pooled), rows: batch, columns: C),
@@ -171,14 +171,14 @@ public final class TrainingGraph {
     let C = config.pooledChannels
     let layers = config.convolutions.count
     // Linear: dW (C, K) += pooledᵀ · dLogits; db += Σ_b dLogits; dPooled = dLogits · Wᵀ.
-    let weight = values + parameters.range(of: Parameters.linearWeight).lowerBound
+    let weight = values + parameters.layout.linear.weight.lowerBound
     BLAS.gemm(
       MatrixView(UnsafePointer(pooled), rows: batch, columns: C), transposeA: true,
       MatrixView(UnsafePointer(dLogits), rows: batch, columns: K),
       into: MutableMatrixView(
-        grads + parameters.range(of: Parameters.linearWeight).lowerBound, rows: C, columns: K),
+        grads + parameters.layout.linear.weight.lowerBound, rows: C, columns: K),
       beta: 1)
-    let dBias = grads + parameters.range(of: Parameters.linearBias).lowerBound
+    let dBias = grads + parameters.layout.linear.bias.lowerBound
     for b in 0..<batch { for k in 0..<K { dBias[k] += dLogits[b * K + k] } }
     BLAS.gemm(
       MatrixView(UnsafePointer(dLogits), rows: batch, columns: K),
@@ -203,9 +203,9 @@ public final class TrainingGraph {
       let y = outputs[index]
       // ReLU: no gradient where the output was clipped to 0.
       for i in 0..<rows * cout where y[i] <= 0 { dy[i] = 0 }
-      let biasStart = parameters.range(of: Parameters.convolutionBias(index)).lowerBound
+      let biasStart = parameters.layout.convolutions[index].bias.lowerBound
       for row in 0..<rows { for c in 0..<cout { grads[biasStart + c] += dy[row * cout + c] } }
-      let weightStart = parameters.range(of: Parameters.convolutionWeight(index)).lowerBound
+      let weightStart = parameters.layout.convolutions[index].weight.lowerBound
       BLAS.gemm(
         MatrixView(UnsafePointer(columns[index]), rows: rows, columns: width), transposeA: true,
         MatrixView(UnsafePointer(dy), rows: rows, columns: cout),

@@ -31,17 +31,15 @@ public enum WeightsFile {
     let json = encodeMetadata(metadata)
     append(UInt32(json.count), to: &bytes)
     bytes += json
-    let specs = metadata.architecture.tensors
-    append(UInt32(specs.count), to: &bytes)
-    for spec in specs {
+    let tensors = parameters.layout.tensors
+    append(UInt32(tensors.count), to: &bytes)
+    for (spec, range) in tensors {
       let name = Array(spec.name.utf8)
       append(UInt32(name.count), to: &bytes)
       bytes += name
       append(UInt32(spec.shape.count), to: &bytes)
       for dimension in spec.shape { append(UInt32(dimension), to: &bytes) }
-      for value in parameters.values[parameters.range(of: spec.name)] {
-        append(value.bitPattern, to: &bytes)
-      }
+      for value in parameters.values[range] { append(value.bitPattern, to: &bytes) }
     }
     let checksum = bytes.withUnsafeBytes { CRC32.checksum($0) }
     append(checksum, to: &bytes)
@@ -79,10 +77,27 @@ public enum WeightsFile {
   /// message, naming what was found and what was expected.
   public static func decode(_ bytes: [UInt8], name: String) throws -> (ModelMetadata, Parameters) {
     var reader = ByteReader(bytes: bytes, file: name)
+    try readHeader(&reader)
+    let metadataLength = Int(try reader.u32(what: "the metadata length"))
+    let json = try reader.take(metadataLength, what: "the \(metadataLength)-byte metadata")
+    let tensorCount = Int(try reader.u32(what: "the tensor count"))
+    let tensors = try (0..<tensorCount).map { try readTensor(&reader, index: $0) }
+    try checkChecksum(&reader)
+    let metadata = try decodeMetadata(json, file: name)
+    let parameters = try fill(
+      Parameters(config: metadata.architecture), from: tensors, file: name)
+    return (metadata, parameters)
+  }
+
+  /// One tensor as stored: its name, shape and the bytes of its floats.
+  private typealias StoredTensor = (name: String, shape: [Int], values: ArraySlice<UInt8>)
+
+  /// The magic number and the format version.
+  private static func readHeader(_ reader: inout ByteReader) throws {
     let foundMagic = try reader.take(magic.count, what: "the magic number")
     guard foundMagic == magic else {
       throw WeightsFileError(
-        file: name,
+        file: reader.file,
         message:
           "magic is \(describe(foundMagic)), expected \(describe(magic)): this is not a Spotter weights file"
       )
@@ -90,86 +105,99 @@ public enum WeightsFile {
     let foundVersion = try reader.u32(what: "the format version")
     guard foundVersion == version else {
       throw WeightsFileError(
-        file: name,
+        file: reader.file,
         message: "format version is \(foundVersion); this build reads version \(version)")
     }
-    let metadataLength = Int(try reader.u32(what: "the metadata length"))
-    let json = try reader.take(metadataLength, what: "the \(metadataLength)-byte metadata")
-    let tensorCount = Int(try reader.u32(what: "the tensor count"))
-    var tensors: [(name: String, shape: [Int], values: ArraySlice<UInt8>)] = []
-    for index in 0..<tensorCount {
-      let nameLength = Int(try reader.u32(what: "the name length of tensor \(index)"))
-      let tensorName = String(
-        decoding: try reader.take(nameLength, what: "the name of tensor \(index)"), as: UTF8.self)
-      let rank = Int(try reader.u32(what: "the rank of tensor '\(tensorName)'"))
-      guard rank <= 8 else {
-        throw WeightsFileError(
-          file: name, message: "tensor '\(tensorName)' has rank \(rank); expected at most 8")
-      }
-      var shape: [Int] = []
-      for _ in 0..<rank {
-        shape.append(Int(try reader.u32(what: "the shape of tensor '\(tensorName)'")))
-      }
-      var count = 1
-      for dimension in shape {
-        let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-        guard !overflow, product <= Int.max / 4 else {
-          throw WeightsFileError(
-            file: name, message: "tensor '\(tensorName)' has shape \(shape), too large to be real")
-        }
-        count = product
-      }
-      let values = try reader.slice(
-        4 * count, what: "the \(count) floats of tensor '\(tensorName)'")
-      tensors.append((tensorName, shape, values))
+  }
+
+  /// A tensor's name, rank, shape and floats, each checked against the bytes left.
+  private static func readTensor(_ reader: inout ByteReader, index: Int) throws -> StoredTensor {
+    let nameLength = Int(try reader.u32(what: "the name length of tensor \(index)"))
+    let tensorName = String(
+      decoding: try reader.take(nameLength, what: "the name of tensor \(index)"), as: UTF8.self)
+    let rank = Int(try reader.u32(what: "the rank of tensor '\(tensorName)'"))
+    guard rank <= 8 else {
+      throw WeightsFileError(
+        file: reader.file, message: "tensor '\(tensorName)' has rank \(rank); expected at most 8")
     }
+    var shape: [Int] = []
+    for _ in 0..<rank {
+      shape.append(Int(try reader.u32(what: "the shape of tensor '\(tensorName)'")))
+    }
+    var count = 1
+    for dimension in shape {
+      let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
+      guard !overflow, product <= Int.max / 4 else {
+        throw WeightsFileError(
+          file: reader.file,
+          message: "tensor '\(tensorName)' has shape \(shape), too large to be real")
+      }
+      count = product
+    }
+    let values = try reader.slice(4 * count, what: "the \(count) floats of tensor '\(tensorName)'")
+    return (tensorName, shape, values)
+  }
+
+  /// The stored CRC-32 against the bytes before it, and nothing after it.
+  private static func checkChecksum(_ reader: inout ByteReader) throws {
     let storedChecksum = try reader.u32(what: "the checksum")
     if reader.remaining > 0 {
       throw WeightsFileError(
-        file: name,
+        file: reader.file,
         message: "\(reader.remaining) bytes follow the checksum; expected the file to end there")
     }
+    let bytes = reader.bytes
     let computed = bytes.withUnsafeBytes {
       CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<bytes.count - 4]))
     }
     guard computed == storedChecksum else {
       throw WeightsFileError(
-        file: name,
+        file: reader.file,
         message:
           "checksum is \(hex(storedChecksum)) but the contents give \(hex(computed)): the file is corrupt"
       )
     }
+  }
+
+  private static func decodeMetadata(_ json: [UInt8], file: String) throws -> ModelMetadata {
     let metadata: ModelMetadata
     do {
       metadata = try JSONDecoder().decode(ModelMetadata.self, from: Data(json))
     } catch {
-      throw WeightsFileError(file: name, message: "metadata is not valid: \(describe(error))")
+      throw WeightsFileError(file: file, message: "metadata is not valid: \(describe(error))")
     }
     if let problem = metadata.problem {
-      throw WeightsFileError(file: name, message: "metadata does not hold together: \(problem)")
+      throw WeightsFileError(file: file, message: "metadata does not hold together: \(problem)")
     }
-    var parameters = Parameters(config: metadata.architecture)
-    let expected = metadata.architecture.tensors
-    for tensor in tensors where !expected.contains(where: { $0.name == tensor.name }) {
+    return metadata
+  }
+
+  /// Copies the stored tensors into the architecture's buffer: every tensor it needs, with the
+  /// shape it needs, and nothing else; every value finite.
+  private static func fill(
+    _ parameters: Parameters, from tensors: [StoredTensor], file: String
+  ) throws -> Parameters {
+    var parameters = parameters
+    let expected = parameters.layout.tensors
+    for tensor in tensors where parameters.layout.range(of: tensor.name) == nil {
       throw WeightsFileError(
-        file: name,
+        file: file,
         message:
-          "unknown tensor '\(tensor.name)'; the architecture has \(expected.map(\.name).joined(separator: ", "))"
+          "unknown tensor '\(tensor.name)'; the architecture has \(expected.map(\.spec.name).joined(separator: ", "))"
       )
     }
-    for spec in expected {
+    for (spec, range) in expected {
       guard let tensor = tensors.first(where: { $0.name == spec.name }) else {
         throw WeightsFileError(
-          file: name,
+          file: file,
           message:
             "tensor '\(spec.name)' is missing; the architecture needs it with shape \(spec.shape)")
       }
       guard tensor.shape == spec.shape else {
         throw WeightsFileError(
-          file: name,
+          file: file,
           message: "tensor '\(spec.name)' has shape \(tensor.shape), expected \(spec.shape)")
       }
-      let range = parameters.range(of: spec.name)
       tensor.values.withUnsafeBytes { raw in
         for index in 0..<spec.count {
           parameters.values[range.lowerBound + index] = Float(
@@ -179,12 +207,12 @@ public enum WeightsFile {
       }
     }
     if let bad = parameters.values.firstIndex(where: { !$0.isFinite }) {
-      let spec = expected.first { parameters.range(of: $0.name).contains(bad) }!
+      let spec = expected.first { $0.range.contains(bad) }!.spec
       throw WeightsFileError(
-        file: name,
+        file: file,
         message: "tensor '\(spec.name)' holds \(parameters.values[bad]); weights must be finite")
     }
-    return (metadata, parameters)
+    return parameters
   }
 
   static func encodeMetadata(_ metadata: ModelMetadata) -> [UInt8] {

@@ -128,3 +128,32 @@ public struct Articulation: Sendable {
     return joints
   }
 }
+
+extension Articulation {
+  /// An arm's two segments.
+  public typealias Arm = (upper: Limb, fore: Limb)
+
+  /// Hands resting on the hips.
+  static let handsOnHips: Arm = (Limb(flexion: -15, abduction: 35), Limb(flexion: 20, abduction: -35))
+  /// Arms crossed on the chest.
+  static let armsCrossed: Arm = (Limb(flexion: 35, abduction: 15), Limb(flexion: 90, abduction: -70))
+  /// Hands behind the head, elbows out.
+  static let handsBehindHead: Arm = (
+    Limb(flexion: 150, abduction: 60), Limb(flexion: 200, abduction: -60)
+  )
+
+  /// Both arms held the same way.
+  mutating func setBothArms(_ arm: Arm) {
+    (leftUpperArm, leftForearm) = arm
+    (rightUpperArm, rightForearm) = arm
+  }
+
+  /// One arm.
+  mutating func setArm(_ side: RepTimeline.Side, upper: Limb, fore: Limb) {
+    if side == .left {
+      (leftUpperArm, leftForearm) = (upper, fore)
+    } else {
+      (rightUpperArm, rightForearm) = (upper, fore)
+    }
+  }
+}

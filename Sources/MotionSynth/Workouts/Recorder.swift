@@ -47,23 +47,95 @@ public enum Recorder {
   ) -> Recording {
     var generator = SeededGenerator(seed: seed)
     let body = BodyShape.random(using: &generator)
-    var activities: [any Activity] = []
-    for item in plan.items {
+    let activities = makeActivities(plan, options: options, generator: &generator)
+    let timeline = Timeline(activities, body: body, generator: &generator)
+    let camera = aimCamera(options.camera, at: timeline, generator: &generator)
+    let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
+    let frames = capture(
+      timeline, camera: camera, fps: fps, detector: options.detector, generator: &generator)
+    let space = CoordinateSpace(
+      units: options.units, origin: options.origin, imageWidth: Float(camera.width),
+      imageHeight: Float(camera.height))
+    let header = PoseFileHeader(
+      layout: options.layout, space: space, fps: fps,
+      source: "spotter synth (seed \(seed), \(camera.placement))")
+    return Recording(header: header, frames: frames, segments: timeline.segments, body: body)
+  }
+
+  /// The plan's items as activities, each exercise set in its own style (or the options').
+  static func makeActivities(
+    _ plan: WorkoutPlan, options: RecordingOptions, generator: inout SeededGenerator
+  ) -> [any Activity] {
+    plan.items.map { item -> any Activity in
       switch item {
       case .exercise(let motion, let reps, let partial):
         let style = options.style ?? .random(using: &generator)
-        activities.append(
-          ExerciseSet(
-            motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
-            generator: &generator))
+        return ExerciseSet(
+          motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
+          generator: &generator)
       case .other(let kind, let seconds):
-        activities.append(OtherActivity(kind, duration: seconds, generator: &generator))
+        return OtherActivity(kind, duration: seconds, generator: &generator)
       case .rest(let seconds):
         let kind: OtherActivity.Kind = generator.unit() < 0.6 ? .standing : .fidgeting
-        activities.append(OtherActivity(kind, duration: seconds, generator: &generator))
+        return OtherActivity(kind, duration: seconds, generator: &generator)
       }
     }
-    // The timeline: each activity after a short transition from the one before.
+  }
+
+  /// Aims at the middle of everywhere the person goes (but for walks, which may leave the
+  /// view) and frames all of it, as someone setting up a camera for a workout would: the bar
+  /// of a pull-up and the floor of a push-up both in the picture.
+  static func aimCamera(
+    _ range: VirtualCamera.Range, at timeline: Timeline, generator: inout SeededGenerator
+  ) -> VirtualCamera {
+    var low = Vector3(repeating: .infinity)
+    var high = Vector3(repeating: -.infinity)
+    for step in stride(from: 0, through: timeline.duration, by: 0.25) {
+      let (joints, state) = timeline.world(at: step)
+      if case .standing = state.placement, state.ground.x != 0 || state.ground.z != 0 { continue }
+      for joint in joints {
+        low = Vector3(min(low.x, joint.x), min(low.y, joint.y), min(low.z, joint.z))
+        high = Vector3(max(high.x, joint.x), max(high.y, joint.y), max(high.z, joint.z))
+      }
+    }
+    let centre = (low + high) / 2
+    let extent = max(high.y - low.y, high.x - low.x, high.z - low.z)
+    return VirtualCamera.random(range, target: centre, extent: extent * 1.1, generator: &generator)
+  }
+
+  /// The detector's frames at `fps`, each at a capture time that wobbles by up to a fifth of a
+  /// frame, as real cameras' do.
+  static func capture(
+    _ timeline: Timeline, camera: VirtualCamera, fps: Double, detector model: DetectorModel,
+    generator: inout SeededGenerator
+  ) -> [(t: Double, pose: Pose)] {
+    var detector = model.session(generator: generator.derived(1))
+    var jitter = generator.derived(2)
+    var frames: [(t: Double, pose: Pose)] = []
+    var index = 0
+    while Double(index) / fps <= timeline.duration {
+      let nominal = Double(index) / fps
+      let time = index == 0 ? 0 : nominal + 0.2 / fps * (2 * jitter.unit() - 1)
+      let (joints, state) = timeline.world(at: time)
+      let axes = state.axes
+      frames.append(
+        (time, detector.observe(joints, camera: camera, lateral: axes.lateral, facing: axes.facing))
+      )
+      index += 1
+    }
+    return frames
+  }
+}
+
+/// The activities of a recording placed in time, each after a short transition from the one
+/// before, and the body's joints in the world at any moment.
+struct Timeline {
+  let placed: [(activity: any Activity, start: Double)]
+  let segments: [Recording.Segment]
+  let duration: Double
+  let body: BodyShape
+
+  init(_ activities: [any Activity], body: BodyShape, generator: inout SeededGenerator) {
     var placed: [(activity: any Activity, start: Double)] = []
     var segments: [Recording.Segment] = []
     var t = 0.0
@@ -84,70 +156,33 @@ public enum Recorder {
           repBounds: activity.repBounds.map { ($0.lowerBound + t)...($0.upperBound + t) }))
       t += activity.duration
     }
-    let total = t
-    func world(at time: Double) -> (joints: [Vector3], state: BodyState) {
-      for (index, entry) in placed.enumerated() {
-        let end = entry.start + entry.activity.duration
-        if time <= end || index == placed.count - 1 {
-          if time >= entry.start || index == 0 {
-            let state = entry.activity.state(
-              at: min(max(time - entry.start, 0), entry.activity.duration))
-            return (state.worldJoints(for: body), state)
-          }
-          // In the transition before this activity: blend the previous end into this start.
-          let previous = placed[index - 1]
-          let from = previous.activity.state(at: previous.activity.duration)
-          let to = entry.activity.state(at: 0)
-          let gapStart = previous.start + previous.activity.duration
-          let u = (time - gapStart) / (entry.start - gapStart)
-          let eased = (1 - cos(.pi * min(max(u, 0), 1))) / 2
-          let a = from.worldJoints(for: body)
-          let b = to.worldJoints(for: body)
-          return (zip(a, b).map { $0 + ($1 - $0) * eased }, eased < 0.5 ? from : to)
-        }
+    self.placed = placed
+    self.segments = segments
+    self.body = body
+    duration = t
+  }
+
+  /// The joints in the world at `time`, and the body state they come from. Between two
+  /// activities, the end of one blends into the start of the next.
+  func world(at time: Double) -> (joints: [Vector3], state: BodyState) {
+    for (index, entry) in placed.enumerated() {
+      let end = entry.start + entry.activity.duration
+      guard time <= end || index == placed.count - 1 else { continue }
+      if time >= entry.start || index == 0 {
+        let state = entry.activity.state(
+          at: min(max(time - entry.start, 0), entry.activity.duration))
+        return (state.worldJoints(for: body), state)
       }
-      fatalError("unreachable: the last activity takes any time")
+      let previous = placed[index - 1]
+      let from = previous.activity.state(at: previous.activity.duration)
+      let to = entry.activity.state(at: 0)
+      let gapStart = previous.start + previous.activity.duration
+      let u = (time - gapStart) / (entry.start - gapStart)
+      let eased = (1 - cos(.pi * min(max(u, 0), 1))) / 2
+      let a = from.worldJoints(for: body)
+      let b = to.worldJoints(for: body)
+      return (zip(a, b).map { $0 + ($1 - $0) * eased }, eased < 0.5 ? from : to)
     }
-    // Aim at the middle of everywhere the person goes (but for walks, which may leave the
-    // view) and frame all of it, as someone setting up a camera for a workout would: the bar
-    // of a pull-up and the floor of a push-up both in the picture.
-    var low = Vector3(repeating: .infinity)
-    var high = Vector3(repeating: -.infinity)
-    for step in stride(from: 0, through: total, by: 0.25) {
-      let (joints, state) = world(at: step)
-      if case .standing = state.placement, state.ground.x != 0 || state.ground.z != 0 { continue }
-      for joint in joints {
-        low = Vector3(min(low.x, joint.x), min(low.y, joint.y), min(low.z, joint.z))
-        high = Vector3(max(high.x, joint.x), max(high.y, joint.y), max(high.z, joint.z))
-      }
-    }
-    let centre = (low + high) / 2
-    let extent = max(high.y - low.y, high.x - low.x, high.z - low.z)
-    let camera = VirtualCamera.random(
-      options.camera, target: centre, extent: extent * 1.1, generator: &generator)
-    let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
-    var detector = options.detector.session(generator: generator.derived(1))
-    var jitter = generator.derived(2)
-    var frames: [(t: Double, pose: Pose)] = []
-    var index = 0
-    while true {
-      let nominal = Double(index) / fps
-      if nominal > total { break }
-      // Capture times wobble by up to a fifth of a frame, as real cameras' do.
-      let time = index == 0 ? 0 : nominal + 0.2 / fps * (2 * jitter.unit() - 1)
-      let (joints, state) = world(at: time)
-      let axes = state.axes
-      frames.append(
-        (time, detector.observe(joints, camera: camera, lateral: axes.lateral, facing: axes.facing))
-      )
-      index += 1
-    }
-    let space = CoordinateSpace(
-      units: options.units, origin: options.origin, imageWidth: Float(camera.width),
-      imageHeight: Float(camera.height))
-    let header = PoseFileHeader(
-      layout: options.layout, space: space, fps: fps,
-      source: "spotter synth (seed \(seed), \(camera.placement))")
-    return Recording(header: header, frames: frames, segments: segments, body: body)
+    fatalError("unreachable: the last activity takes any time")
   }
 }

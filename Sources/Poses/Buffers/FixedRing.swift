@@ -104,6 +104,15 @@ public struct FixedRing<Element> {
   @inlinable
   public mutating func removeAll() { filled = 0 }
 
+  /// The oldest value that satisfies `predicate`.
+  @inlinable
+  public func firstFromOldest(where predicate: (Element) throws -> Bool) rethrows -> Element? {
+    for age in stride(from: count - 1, through: 0, by: -1) where try predicate(self[age: age]) {
+      return self[age: age]
+    }
+    return nil
+  }
+
   /// Calls `body` with each value, oldest first.
   @inlinable
   public func forEach(_ body: (Element) throws -> Void) rethrows {

@@ -21,9 +21,12 @@ extension ExerciseDefinition {
 
   /// Parses and checks a definition; `file` names it in errors.
   public static func decode(_ data: Data, file: String) throws -> ExerciseDefinition {
-    let definition: ExerciseDefinition
     do {
-      definition = try JSONDecoder().decode(ExerciseDefinition.self, from: data)
+      let definition = try JSONDecoder().decode(ExerciseDefinition.self, from: data)
+      try definition.validate()
+      return definition
+    } catch let problem as DefinitionProblem {
+      throw DefinitionError(file: file, field: problem.field, message: problem.message)
     } catch let DecodingError.keyNotFound(key, context) {
       throw DefinitionError(
         file: file, field: path(context.codingPath + [key]), message: "is required")
@@ -43,8 +46,6 @@ extension ExerciseDefinition {
       throw DefinitionError(
         file: file, field: field, message: "has a value that is not allowed\(allowed)")
     }
-    try definition.validate(file: file)
-    return definition
   }
 
   /// The words each enumerated field takes, for messages.
@@ -69,231 +70,266 @@ extension ExerciseDefinition {
     }
   }
 
-  /// Checks everything the types cannot: required pieces per engine, ranges, joint names.
-  func validate(file: String) throws {
-    func fail(_ field: String, _ message: String) -> DefinitionError {
-      DefinitionError(file: file, field: field, message: message)
-    }
+  /// Checks everything the types cannot: ranges, joint names, what each engine needs. Each
+  /// piece checks itself; a problem names its field from here.
+  func validate() throws(DefinitionProblem) {
     guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-      throw fail("name", "must be letters, digits and underscores, got \"\(name)\"")
+      throw DefinitionProblem("name", "must be letters, digits and underscores, got \"\(name)\"")
     }
-    guard !label.isEmpty else { throw fail("label", "must not be empty") }
+    guard !label.isEmpty else { throw DefinitionProblem("label", "must not be empty") }
     guard (0...1).contains(minConfidence) else {
-      throw fail("min_confidence", "must be in 0...1, got \(minConfidence)")
+      throw DefinitionProblem("min_confidence", "must be in 0...1, got \(minConfidence)")
     }
     if let seconds = minRepSeconds, !(seconds >= 0 && seconds < 60) {
-      throw fail("min_rep_seconds", "must be in 0..<60 seconds, got \(seconds)")
+      throw DefinitionProblem("min_rep_seconds", "must be in 0..<60 seconds, got \(seconds)")
     }
     if let seconds = maxRepSeconds, !(seconds > (minRepSeconds ?? 0) && seconds <= 120) {
-      throw fail(
+      throw DefinitionProblem(
         "max_rep_seconds", "must be above min_rep_seconds and at most 120 seconds, got \(seconds)")
     }
-    if let anchors {
-      guard !anchors.joints.isEmpty else {
-        throw fail("anchors.joints", "must name at least one joint")
-      }
-      for (index, name) in anchors.joints.enumerated() where JointReference(name: name) == nil {
-        throw fail(
-          "anchors.joints[\(index)]",
-          "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
-      }
-      guard anchors.maxTravel > 0 && anchors.maxTravel <= 10 else {
-        throw fail("anchors.max_travel", "must be in (0, 10] body sizes, got \(anchors.maxTravel)")
-      }
+    if let anchors { try named("anchors") { () throws(DefinitionProblem) in try anchors.validate() } }
+    if let partial, partial.minRange <= 0 {
+      throw DefinitionProblem("partial.min_range", "must be above 0, got \(partial.minRange)")
     }
-    switch engine {
-    case .signal:
-      guard let signal else { throw fail("signal", "is required for the signal engine") }
-      try Self.check(signal, field: "signal", fail: fail)
-      guard let smoothing else {
-        throw fail("smoothing", "is required for the signal engine: 0 < smoothing ≤ 1")
-      }
-      guard smoothing > 0 && smoothing <= 1 else {
-        throw fail("smoothing", "must be in (0, 1], got \(smoothing)")
-      }
-      guard let direction else {
-        throw fail("direction", "is required for the signal engine: \"down\" or \"up\"")
-      }
-      guard let thresholds else { throw fail("thresholds", "is required for the signal engine") }
-      switch thresholds.mode {
-      case .fixed:
-        guard let enter = thresholds.enter, let exit = thresholds.exit else {
-          throw fail("thresholds", "fixed thresholds need both \"enter\" and \"exit\"")
-        }
-        if direction == .down && !(exit > enter) {
-          throw fail(
-            "thresholds.exit", "must be above enter (\(enter)) for direction down, got \(exit)")
-        }
-        if direction == .up && !(exit < enter) {
-          throw fail(
-            "thresholds.exit", "must be below enter (\(enter)) for direction up, got \(exit)")
-        }
-      case .adaptive:
-        guard let minRange = thresholds.minRange, minRange > 0 else {
-          throw fail("thresholds.min_range", "adaptive thresholds need min_range above 0")
-        }
-        if let fraction = thresholds.fraction, !(fraction > 0 && fraction <= 1) {
-          throw fail("thresholds.fraction", "must be in (0, 1], got \(fraction)")
-        }
-        if let learn = thresholds.learnSeconds, !(learn >= 1 && learn <= 600) {
-          throw fail("thresholds.learn_seconds", "must be in 1...600 seconds, got \(learn)")
-        }
-        if let share = thresholds.returnFraction, !(share > 0 && share <= 1) {
-          throw fail("thresholds.return_fraction", "must be in (0, 1], got \(share)")
-        }
-        if let learned = thresholds.minRangeLearned, !(learned > 0 && learned <= minRange) {
-          throw fail(
-            "thresholds.min_range_learned",
-            "must be above 0 and at most min_range (\(minRange)), got \(learned)")
-        }
-        if let partial, partial.minRange >= thresholds.minRangeLearned ?? minRange {
-          throw fail(
-            "partial.min_range",
-            "must be below thresholds.min_range (\(minRange)) and min_range_learned, got \(partial.minRange)"
-          )
-        }
-      }
-      if let partial, partial.minRange <= 0 {
-        throw fail("partial.min_range", "must be above 0, got \(partial.minRange)")
-      }
+    switch counting {
+    case .signal(let part):
+      try part.validate(partial: partial)
       // Each alternative must make a valid definition of its own; its errors name it.
       for (index, alternative) in alternativeDefinitions.enumerated() {
-        do {
-          try alternative.validate(file: file)
-        } catch let error as DefinitionError {
-          throw fail("alternatives[\(index)].\(error.field)", error.message)
+        try named("alternatives[\(index)]") { () throws(DefinitionProblem) in
+          try alternative.validate()
         }
       }
-    case .staged:
-      if alternatives != nil {
-        throw fail("alternatives", "only the signal engine takes alternative signals")
-      }
-      guard let stages, stages.count >= 2 else {
-        throw fail("stages", "the staged engine needs at least two stages")
-      }
-      for (index, stage) in stages.enumerated() {
-        let field = "stages[\(index)]"
-        guard !stage.any.isEmpty else {
-          throw fail("\(field).any", "needs at least one alternative")
-        }
-        if let hold = stage.holdFrames, !(1...90).contains(hold) {
-          throw fail("\(field).hold_frames", "must be in 1...90, got \(hold)")
-        }
-        for (alternative, requirements) in stage.any.enumerated() {
-          guard !requirements.isEmpty else {
-            throw fail("\(field).any[\(alternative)]", "needs at least one requirement")
-          }
-          for (number, requirement) in requirements.enumerated() {
-            try Self.check(
-              requirement, field: "\(field).any[\(alternative)][\(number)]", fail: fail)
-          }
-        }
-      }
-      if let cooldown = cooldownSeconds, !(cooldown >= 0 && cooldown < 30) {
-        throw fail("cooldown_seconds", "must be in 0..<30 seconds, got \(cooldown)")
-      }
-      if let measure { try Self.check(measure, field: "measure", fail: fail) }
-      if let smoothing, !(smoothing > 0 && smoothing <= 1) {
-        throw fail("smoothing", "must be in (0, 1], got \(smoothing)")
-      }
+    case .staged(let part): try part.validate()
     }
     for (index, cue) in (cues ?? []).enumerated() {
-      let field = "cues[\(index)]"
-      guard !cue.message.isEmpty else { throw fail("\(field).message", "must not be empty") }
-      guard cue.above != nil || cue.below != nil else {
-        throw fail(field, "needs \"above\" or \"below\"")
-      }
-      if let signal = cue.signal { try Self.check(signal, field: "\(field).signal", fail: fail) }
-      if engine == .staged, cue.signal == nil, measure == nil, cue.measure != .duration {
-        throw fail(
-          "\(field).signal",
-          "a staged definition's cue needs a signal (or a top-level measure), except for duration")
+      try named("cues[\(index)]") { () throws(DefinitionProblem) in
+        try cue.validate(staged: stagedCounting)
       }
     }
   }
+}
 
-  private static func check(
-    _ signal: SignalSpec, field: String, fail: (String, String) -> DefinitionError
-  ) throws {
-    if let relativeTo = signal.relativeTo {
-      guard signal.kind == .inclination else {
-        throw fail("\(field).relative_to", "is only for inclination")
+/// A problem with one field of a definition, named from where it was found; `decode` adds the
+/// file.
+struct DefinitionProblem: Error {
+  var field: String
+  var message: String
+
+  init(_ field: String, _ message: String) {
+    self.field = field
+    self.message = message
+  }
+}
+
+/// Runs a piece's check and names its problem from one level up (`anchors` + `joints[1]`).
+func named(
+  _ parent: String, _ check: () throws(DefinitionProblem) -> Void
+) throws(DefinitionProblem) {
+  do {
+    try check()
+  } catch {
+    throw DefinitionProblem(error.field.isEmpty ? parent : parent + "." + error.field, error.message)
+  }
+}
+
+extension ExerciseDefinition.Anchors {
+  func validate() throws(DefinitionProblem) {
+    guard !joints.isEmpty else { throw DefinitionProblem("joints", "must name at least one joint") }
+    for (index, name) in joints.enumerated() {
+      try JointReference.check(name, field: "joints[\(index)]")
+    }
+    guard maxTravel > 0 && maxTravel <= 10 else {
+      throw DefinitionProblem("max_travel", "must be in (0, 10] body sizes, got \(maxTravel)")
+    }
+  }
+}
+
+extension ExerciseDefinition.SignalCounting {
+  func validate(partial: ExerciseDefinition.PartialRule?) throws(DefinitionProblem) {
+    try named("signal") { () throws(DefinitionProblem) in try signal.validate() }
+    guard smoothing > 0 && smoothing <= 1 else {
+      throw DefinitionProblem("smoothing", "must be in (0, 1], got \(smoothing)")
+    }
+    try named("thresholds") { () throws(DefinitionProblem) in
+      try thresholds.validate(direction: direction)
+    }
+    if thresholds.mode == .adaptive, let partial,
+      let floor = thresholds.minRangeLearned ?? thresholds.minRange, partial.minRange >= floor
+    {
+      throw DefinitionProblem(
+        "partial.min_range",
+        "must be below thresholds.min_range (\(thresholds.minRange!)) and min_range_learned, got \(partial.minRange)"
+      )
+    }
+  }
+}
+
+extension ExerciseDefinition.Thresholds {
+  func validate(direction: ExerciseDefinition.Direction) throws(DefinitionProblem) {
+    switch mode {
+    case .fixed:
+      guard let enter, let exit else {
+        throw DefinitionProblem("", "fixed thresholds need both \"enter\" and \"exit\"")
       }
-      guard relativeTo.count == 2 else {
-        throw fail("\(field).relative_to", "needs two joints, the direction from the first")
+      if direction == .down && !(exit > enter) {
+        throw DefinitionProblem(
+          "exit", "must be above enter (\(enter)) for direction down, got \(exit)")
       }
-      for (index, name) in relativeTo.enumerated() where JointReference(name: name) == nil {
-        throw fail(
-          "\(field).relative_to[\(index)]",
-          "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
+      if direction == .up && !(exit < enter) {
+        throw DefinitionProblem(
+          "exit", "must be below enter (\(enter)) for direction up, got \(exit)")
+      }
+    case .adaptive:
+      guard let minRange, minRange > 0 else {
+        throw DefinitionProblem("min_range", "adaptive thresholds need min_range above 0")
+      }
+      if let fraction, !(fraction > 0 && fraction <= 1) {
+        throw DefinitionProblem("fraction", "must be in (0, 1], got \(fraction)")
+      }
+      if let learnSeconds, !(learnSeconds >= 1 && learnSeconds <= 600) {
+        throw DefinitionProblem("learn_seconds", "must be in 1...600 seconds, got \(learnSeconds)")
+      }
+      if let returnFraction, !(returnFraction > 0 && returnFraction <= 1) {
+        throw DefinitionProblem("return_fraction", "must be in (0, 1], got \(returnFraction)")
+      }
+      if let minRangeLearned, !(minRangeLearned > 0 && minRangeLearned <= minRange) {
+        throw DefinitionProblem(
+          "min_range_learned",
+          "must be above 0 and at most min_range (\(minRange)), got \(minRangeLearned)")
       }
     }
-    switch signal.kind {
-    case .angle:
-      guard let joints = signal.joints, joints.count == 3 else {
-        throw fail("\(field).joints", "an angle needs three joints, the angle at the second")
+  }
+}
+
+extension ExerciseDefinition.StagedCounting {
+  func validate() throws(DefinitionProblem) {
+    guard stages.count >= 2 else {
+      throw DefinitionProblem("stages", "the staged engine needs at least two stages")
+    }
+    for (index, stage) in stages.enumerated() {
+      try named("stages[\(index)]") { () throws(DefinitionProblem) in try stage.validate() }
+    }
+    if let cooldownSeconds, !(cooldownSeconds >= 0 && cooldownSeconds < 30) {
+      throw DefinitionProblem(
+        "cooldown_seconds", "must be in 0..<30 seconds, got \(cooldownSeconds)")
+    }
+    if let measure { try named("measure") { () throws(DefinitionProblem) in try measure.validate() } }
+    if let smoothing, !(smoothing > 0 && smoothing <= 1) {
+      throw DefinitionProblem("smoothing", "must be in (0, 1], got \(smoothing)")
+    }
+  }
+}
+
+extension ExerciseDefinition.Stage {
+  func validate() throws(DefinitionProblem) {
+    guard !any.isEmpty else { throw DefinitionProblem("any", "needs at least one alternative") }
+    if let holdFrames, !(1...90).contains(holdFrames) {
+      throw DefinitionProblem("hold_frames", "must be in 1...90, got \(holdFrames)")
+    }
+    for (alternative, requirements) in any.enumerated() {
+      guard !requirements.isEmpty else {
+        throw DefinitionProblem("any[\(alternative)]", "needs at least one requirement")
       }
-      for (index, name) in joints.enumerated() where JointReference(name: name) == nil {
-        throw fail(
-          "\(field).joints[\(index)]",
-          "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
-      }
-    default:
-      for (key, name) in [("from", signal.from), ("to", signal.to)] {
-        guard let name else {
-          throw fail("\(field).\(key)", "is required for \(signal.kind.rawValue)")
-        }
-        guard JointReference(name: name) != nil else {
-          throw fail(
-            "\(field).\(key)", "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
+      for (number, requirement) in requirements.enumerated() {
+        try named("any[\(alternative)][\(number)]") { () throws(DefinitionProblem) in
+          try requirement.validate()
         }
       }
     }
   }
+}
 
-  private static func check(
-    _ requirement: Requirement, field: String, fail: (String, String) -> DefinitionError
-  ) throws {
+extension ExerciseDefinition.Requirement {
+  func validate() throws(DefinitionProblem) {
     let names: [String]
     let limit: Double
-    switch (requirement.angle, requirement.orientation) {
+    switch (angle, orientation) {
     case (let angle?, nil):
       guard angle.count == 3 else {
-        throw fail("\(field).angle", "needs three joints, the angle at the second")
+        throw DefinitionProblem("angle", "needs three joints, the angle at the second")
       }
-      names = angle
-      limit = 180
+      (names, limit) = (angle, 180)
     case (nil, let orientation?):
       guard orientation.count == 2 else {
-        throw fail("\(field).orientation", "needs two joints, from and to")
+        throw DefinitionProblem("orientation", "needs two joints, from and to")
       }
-      names = orientation
-      limit = 360
+      (names, limit) = (orientation, 360)
     default:
-      throw fail(
-        field, "needs exactly one of \"angle\" (three joints) or \"orientation\" (two joints)")
+      throw DefinitionProblem(
+        "", "needs exactly one of \"angle\" (three joints) or \"orientation\" (two joints)")
     }
     for name in names {
-      guard let reference = JointReference(name: name) else {
-        throw fail(field, "unknown joint \"\(name)\"; expected \(JointReference.allowedNames)")
-      }
-      if reference.isSided {
-        throw fail(
-          field,
+      try JointReference.check(name, field: "")
+      if JointReference(name: name)!.isSided {
+        throw DefinitionProblem(
+          "",
           "\"\(name)\" has no side; stages name left_ or right_ joints (or a _centre), and OR the two sides as alternatives"
         )
       }
     }
-    guard requirement.range.count == 2, requirement.range.allSatisfy({ (0...limit).contains($0) })
-    else {
-      throw fail(
-        "\(field).range",
-        "must be [minimum, maximum] within 0...\(Int(limit))°, got \(requirement.range)")
+    guard range.count == 2, range.allSatisfy({ (0...limit).contains($0) }) else {
+      throw DefinitionProblem(
+        "range", "must be [minimum, maximum] within 0...\(Int(limit))°, got \(range)")
     }
-    if requirement.angle != nil, requirement.range[0] > requirement.range[1] {
-      throw fail(
-        "\(field).range",
-        "an angle range cannot wrap (only orientations pass through 0°): \(requirement.range)")
+    if angle != nil, range[0] > range[1] {
+      throw DefinitionProblem(
+        "range", "an angle range cannot wrap (only orientations pass through 0°): \(range)")
     }
+  }
+}
+
+extension ExerciseDefinition.CueRule {
+  /// - Parameter staged: the staged engine's part, when that is the engine: its cues need a
+  ///   signal (or the definition's measure) except for duration.
+  func validate(staged: ExerciseDefinition.StagedCounting?) throws(DefinitionProblem) {
+    guard !message.isEmpty else { throw DefinitionProblem("message", "must not be empty") }
+    guard above != nil || below != nil else {
+      throw DefinitionProblem("", "needs \"above\" or \"below\"")
+    }
+    if let signal { try named("signal") { () throws(DefinitionProblem) in try signal.validate() } }
+    if let staged, signal == nil, staged.measure == nil, measure != .duration {
+      throw DefinitionProblem(
+        "signal",
+        "a staged definition's cue needs a signal (or a top-level measure), except for duration")
+    }
+  }
+}
+
+extension SignalSpec {
+  func validate() throws(DefinitionProblem) {
+    if let relativeTo {
+      guard kind == .inclination else {
+        throw DefinitionProblem("relative_to", "is only for inclination")
+      }
+      guard relativeTo.count == 2 else {
+        throw DefinitionProblem("relative_to", "needs two joints, the direction from the first")
+      }
+      for (index, name) in relativeTo.enumerated() {
+        try JointReference.check(name, field: "relative_to[\(index)]")
+      }
+    }
+    switch kind {
+    case .angle:
+      guard let joints, joints.count == 3 else {
+        throw DefinitionProblem("joints", "an angle needs three joints, the angle at the second")
+      }
+      for (index, name) in joints.enumerated() {
+        try JointReference.check(name, field: "joints[\(index)]")
+      }
+    default:
+      for (key, name) in [("from", from), ("to", to)] {
+        guard let name else { throw DefinitionProblem(key, "is required for \(kind.rawValue)") }
+        try JointReference.check(name, field: key)
+      }
+    }
+  }
+}
+
+extension JointReference {
+  /// A joint name a definition may use, or the problem that names the field.
+  static func check(_ name: String, field: String) throws(DefinitionProblem) {
+    guard JointReference(name: name) == nil else { return }
+    throw DefinitionProblem(field, "unknown joint \"\(name)\"; expected \(allowedNames)")
   }
 }

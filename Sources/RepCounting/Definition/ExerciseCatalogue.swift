@@ -57,10 +57,9 @@ public struct ExerciseCatalogue: Sendable {
 
   /// A fresh engine for a definition.
   public static func makeEngine(_ definition: ExerciseDefinition) -> any RepEngine {
-    switch definition.engine {
-    case .signal:
-      definition.alternatives?.isEmpty == false
-        ? MultiSignalEngine(definition) : SignalEngine(definition)
+    switch definition.counting {
+    case .signal(let counting):
+      counting.alternatives.isEmpty ? SignalEngine(definition) : MultiSignalEngine(definition)
     case .staged: StagedEngine(definition)
     }
   }

@@ -6,38 +6,89 @@
 public struct ExerciseDefinition: Codable, Equatable, Sendable {
   /// Unique name, e.g. `squat` or `front_push_up`.
   public var name: String
-  /// The classifier label this definition counts (DESIGN §5).
+  /// The classifier label this definition counts (README, "Labels").
   public var label: String
   /// Whether the runtime uses this definition for its label (one per label).
   public var isDefault: Bool?
   public var description: String?
-  public var engine: Engine
+  /// How reps are found: a signal with thresholds, or a cycle of stages. The file's `engine`.
+  public var counting: Counting
   /// Joints below this confidence do not count; the engine holds its state until they return.
   public var minConfidence: Double
   public var minRepSeconds: Double?
   /// The longest a rep may take (8 s unless given): slower changes are drift, not reps.
   public var maxRepSeconds: Double?
-  /// Signal engine: the scalar per frame, its smoothing, direction and thresholds.
-  public var signal: SignalSpec?
-  public var smoothing: Double?
-  public var direction: Direction?
-  public var thresholds: Thresholds?
-  public var partial: PartialRule?
-  /// Signal engine: more signals for the same movement, for cameras from which the main one
-  /// is blind. Each counts on its own; the exercise's count is the highest of their counts.
-  public var alternatives: [Alternative]?
-  /// Staged engine: the cycle of stages and the cooldown between reps.
-  public var stages: [Stage]?
-  public var cooldownSeconds: Double?
-  /// What to measure of a staged rep for its range of motion (degrees).
-  public var measure: SignalSpec?
   public var tooFastCue: String?
+  /// Movements too shallow to count but deep enough to mention.
+  public var partial: PartialRule?
   /// Form rules: at most one cue per rep, the failed rule with the lowest priority number.
   public var cues: [CueRule]?
   /// Joints that stay put through a rep, whatever the engine.
   public var anchors: Anchors?
 
   public enum Engine: String, Codable, Sendable { case signal, staged }
+
+  /// The engine and what only it needs.
+  public enum Counting: Equatable, Sendable {
+    case signal(SignalCounting)
+    case staged(StagedCounting)
+  }
+
+  /// The signal engine: one scalar per frame, smoothed, counted with hysteresis.
+  public struct SignalCounting: Codable, Equatable, Sendable {
+    public var signal: SignalSpec
+    /// The EMA's weight of each new value, in (0, 1].
+    public var smoothing: Double
+    public var direction: Direction
+    public var thresholds: Thresholds
+    /// More signals for the same movement, for cameras from which the main one is blind. Each
+    /// counts on its own; the exercise's count is the highest of their counts.
+    public var alternatives: [Alternative]
+
+    public init(
+      signal: SignalSpec, smoothing: Double, direction: Direction, thresholds: Thresholds,
+      alternatives: [Alternative] = []
+    ) {
+      self.signal = signal
+      self.smoothing = smoothing
+      self.direction = direction
+      self.thresholds = thresholds
+      self.alternatives = alternatives
+    }
+  }
+
+  /// The staged engine: an ordered cycle of stages, a rep when it completes.
+  public struct StagedCounting: Codable, Equatable, Sendable {
+    public var stages: [Stage]
+    /// The least time between two reps; a quicker one is cued as too fast.
+    public var cooldownSeconds: Double?
+    /// What to measure of a rep for its range of motion (degrees).
+    public var measure: SignalSpec?
+    /// Joints eased by this EMA weight before the stages read them (1: not smoothed).
+    public var smoothing: Double?
+  }
+
+  public var engine: Engine {
+    switch counting {
+    case .signal: .signal
+    case .staged: .staged
+    }
+  }
+
+  /// The signal engine's part, if that is the engine.
+  public var signalCounting: SignalCounting? {
+    get {
+      if case .signal(let part) = counting { part } else { nil }
+    }
+    set {
+      if let newValue { counting = .signal(newValue) }
+    }
+  }
+
+  /// The staged engine's part, if that is the engine.
+  public var stagedCounting: StagedCounting? {
+    if case .staged(let part) = counting { part } else { nil }
+  }
 
   /// Which way a rep moves the signal first: `down` (a squat's hip height) or `up` (a curl's
   /// wrist height). The rep completes when the signal comes back.
@@ -89,20 +140,35 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var cues: [CueRule]?
   }
 
-  /// Each alternative as a definition of its own: this one with the alternative's signal,
-  /// direction, thresholds, partial rule and cues (none unless given: they are in the main
-  /// signal's units), and smoothing if given.
+  /// Each alternative as signal counting of its own: its signal, direction, thresholds and
+  /// smoothing (the main signal's unless given).
+  public var alternativeCountings: [SignalCounting] {
+    guard let main = signalCounting else { return [] }
+    return main.alternatives.map {
+      SignalCounting(
+        signal: $0.signal, smoothing: $0.smoothing ?? main.smoothing, direction: $0.direction,
+        thresholds: $0.thresholds)
+    }
+  }
+
+  /// Each alternative as a definition of its own: this one with the alternative's signal
+  /// counting, partial rule and cues (none unless given: they are in the main signal's units).
   public var alternativeDefinitions: [ExerciseDefinition] {
-    (alternatives ?? []).map { alternative in
+    zip(signalCounting?.alternatives ?? [], alternativeCountings).map { alternative, counting in
       var definition = self
-      definition.alternatives = nil
-      definition.signal = alternative.signal
-      definition.direction = alternative.direction
-      definition.thresholds = alternative.thresholds
-      definition.smoothing = alternative.smoothing ?? smoothing
+      definition.counting = .signal(counting)
       definition.partial = alternative.partial
       definition.cues = alternative.cues
       return definition
+    }
+  }
+
+  /// Every signal the definition's engine reads to count: the main signal and its
+  /// alternatives, or a staged definition's measure.
+  public var countingSignals: [SignalSpec] {
+    switch counting {
+    case .signal(let part): [part.signal] + part.alternatives.map(\.signal)
+    case .staged(let part): part.measure.map { [$0] } ?? []
     }
   }
 
@@ -150,14 +216,114 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case name, label, description, engine, signal, smoothing, direction, thresholds, partial,
-      alternatives, stages, measure, cues, anchors
+    case name, label, description, engine, partial, cues, anchors
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
     case maxRepSeconds = "max_rep_seconds"
-    case cooldownSeconds = "cooldown_seconds"
     case tooFastCue = "too_fast_cue"
+  }
+}
+
+extension ExerciseDefinition.SignalCounting {
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case signal, smoothing, direction, thresholds, alternatives
+  }
+
+  /// Reads the signal engine's fields from the definition's own object; a missing one is named
+  /// as required for this engine.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    func required<T: Decodable>(_ key: CodingKeys, _ what: String) throws -> T {
+      guard container.contains(key) else {
+        throw DefinitionProblem(key.stringValue, what)
+      }
+      return try container.decode(T.self, forKey: key)
+    }
+    signal = try required(.signal, "is required for the signal engine")
+    smoothing = try required(.smoothing, "is required for the signal engine: 0 < smoothing ≤ 1")
+    direction = try required(.direction, "is required for the signal engine: \"down\" or \"up\"")
+    thresholds = try required(.thresholds, "is required for the signal engine")
+    alternatives =
+      try container.decodeIfPresent(
+        [ExerciseDefinition.Alternative].self, forKey: .alternatives) ?? []
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(signal, forKey: .signal)
+    try container.encode(smoothing, forKey: .smoothing)
+    try container.encode(direction, forKey: .direction)
+    try container.encode(thresholds, forKey: .thresholds)
+    if !alternatives.isEmpty { try container.encode(alternatives, forKey: .alternatives) }
+  }
+}
+
+extension ExerciseDefinition.StagedCounting {
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case stages, measure, smoothing
+    case cooldownSeconds = "cooldown_seconds"
+  }
+}
+
+extension ExerciseDefinition {
+  /// The file is one flat object: the common fields, `engine`, and that engine's own fields.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    name = try container.decode(String.self, forKey: .name)
+    label = try container.decode(String.self, forKey: .label)
+    isDefault = try container.decodeIfPresent(Bool.self, forKey: .isDefault)
+    description = try container.decodeIfPresent(String.self, forKey: .description)
+    minConfidence = try container.decode(Double.self, forKey: .minConfidence)
+    minRepSeconds = try container.decodeIfPresent(Double.self, forKey: .minRepSeconds)
+    maxRepSeconds = try container.decodeIfPresent(Double.self, forKey: .maxRepSeconds)
+    tooFastCue = try container.decodeIfPresent(String.self, forKey: .tooFastCue)
+    partial = try container.decodeIfPresent(PartialRule.self, forKey: .partial)
+    cues = try container.decodeIfPresent([CueRule].self, forKey: .cues)
+    anchors = try container.decodeIfPresent(Anchors.self, forKey: .anchors)
+    switch try container.decode(Engine.self, forKey: .engine) {
+    case .signal:
+      try Self.refuse(StagedCounting.CodingKeys.self, in: decoder, engine: .signal)
+      counting = .signal(try SignalCounting(from: decoder))
+    case .staged:
+      try Self.refuse(SignalCounting.CodingKeys.self, in: decoder, engine: .staged)
+      counting = .staged(try StagedCounting(from: decoder))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encode(label, forKey: .label)
+    try container.encodeIfPresent(isDefault, forKey: .isDefault)
+    try container.encodeIfPresent(description, forKey: .description)
+    try container.encode(engine, forKey: .engine)
+    try container.encode(minConfidence, forKey: .minConfidence)
+    try container.encodeIfPresent(minRepSeconds, forKey: .minRepSeconds)
+    try container.encodeIfPresent(maxRepSeconds, forKey: .maxRepSeconds)
+    try container.encodeIfPresent(tooFastCue, forKey: .tooFastCue)
+    try container.encodeIfPresent(partial, forKey: .partial)
+    try container.encodeIfPresent(cues, forKey: .cues)
+    try container.encodeIfPresent(anchors, forKey: .anchors)
+    switch counting {
+    case .signal(let part): try part.encode(to: encoder)
+    case .staged(let part): try part.encode(to: encoder)
+    }
+  }
+
+  /// The other engine's fields are mistakes, not options: named, not ignored.
+  private static func refuse<Keys: CodingKey & CaseIterable>(
+    _ keys: Keys.Type, in decoder: any Decoder, engine: Engine
+  ) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    for key in Keys.allCases where container.contains(key) {
+      let message =
+        key.stringValue == "alternatives"
+        ? "only the signal engine takes alternative signals"
+        : "is not a field of the \(engine.rawValue) engine"
+      if key.stringValue == "smoothing" { continue }  // both engines smooth
+      throw DefinitionProblem(key.stringValue, message)
+    }
   }
 }
 

@@ -12,7 +12,7 @@ struct FormRules {
   private var firsts: [Double?]
   private let direction: ExerciseDefinition.Direction
 
-  init(_ definition: ExerciseDefinition) {
+  init(_ definition: ExerciseDefinition, direction: ExerciseDefinition.Direction) {
     rules = (definition.cues ?? []).sorted { $0.priority < $1.priority }
     readers = rules.map { rule in
       rule.signal.map { SignalReader(spec: $0, references: ExerciseCatalogue.references(of: $0)) }
@@ -20,7 +20,7 @@ struct FormRules {
     lows = Array(repeating: .infinity, count: rules.count)
     highs = Array(repeating: -.infinity, count: rules.count)
     firsts = Array(repeating: nil, count: rules.count)
-    direction = definition.direction ?? .down
+    self.direction = direction
   }
 
   /// Starts measuring a new rep.

@@ -17,9 +17,9 @@ public final class RepCounter {
   /// little sooner but lets jitter through as a slow wander of every signal.
   private var size = BodySizeEstimator(history: 60)
   public var travelLimit: Float = 2
-  /// The hip centre across the picture over the last half second, oldest first (nil when no
-  /// hip was seen).
-  private var trail: [(t: Double, x: Float?)] = []
+  /// The hip centre across the picture over the last half second (nil when no hip was seen):
+  /// room for 0.5 s at up to 128 frames a second; a faster stream keeps a shorter trail.
+  private var trail = FixedRing<(t: Double, x: Float?)>(capacity: 64, repeating: (0, nil))
   private var anchors: AnchorTracker?
   private var visibility: VisibilityWatch
   private var lastSeen: Double?
@@ -28,7 +28,6 @@ public final class RepCounter {
 
   public init(_ definition: ExerciseDefinition) {
     engine = ExerciseCatalogue.makeEngine(definition)
-    trail.reserveCapacity(64)
     anchors = definition.anchors.map(AnchorTracker.init)
     visibility = VisibilityWatch(definition)
   }
@@ -42,15 +41,15 @@ public final class RepCounter {
     let bodySize = size.update(with: pose)
     if let lastSeen, t - lastSeen > 1 {
       engine.interrupt()  // nobody for a second: whatever was under way is over
-      trail.removeAll(keepingCapacity: true)
+      trail.removeAll()
       visibility.restart()
     }
     let afterGap = lastSeen.map { t - $0 > 0.15 } ?? false
     lastSeen = t
-    while let first = trail.first, t - first.t > 0.5 { trail.removeFirst() }
+    while let oldest = trail.oldest, t - oldest.t > 0.5 { trail.removeOldest() }
     trail.append((t, Self.centreX(pose)))
-    if let first = trail.first, t - first.t > 0.25 {
-      moving += 0.2 * ((travelling(span: Float(t - first.t), size: bodySize) ? 1 : 0) - moving)
+    if let oldest = trail.oldest, t - oldest.t > 0.25 {
+      moving += 0.2 * ((travelling(span: Float(t - oldest.t), size: bodySize) ? 1 : 0) - moving)
     }
     if anchors?.moved(
       pose, bodySize: bodySize, minConfidence: Float(definition.minConfidence), afterGap: afterGap)
@@ -73,7 +72,7 @@ public final class RepCounter {
     anchors?.reset()
     visibility.restart()
     size.reset()
-    trail.removeAll(keepingCapacity: true)
+    trail.removeAll()
     lastSeen = nil
     moving = 0
   }
@@ -81,7 +80,8 @@ public final class RepCounter {
   /// Whether the hip centre crossed the picture too fast over the trail. Without a hip in view
   /// (an upper-body framing), travel is not judged.
   private func travelling(span: Float, size: Float) -> Bool {
-    guard let x = trail.last?.x, let firstX = trail.first(where: { $0.x != nil })?.x else {
+    guard let x = trail.newest?.x, let firstX = trail.firstFromOldest(where: { $0.x != nil })?.x
+    else {
       return false
     }
     return abs(x - firstX) / max(size, 1e-6) / span > travelLimit

@@ -49,8 +49,9 @@ final class SignalEngine: RepEngine {
   private var dipTop = 0.0  // the highest point since the last rep or partial, while at the top
   private var dipLow = 0.0  // the lowest point since `dipTop`
   private var lastTime: Double?
-  /// The ranges and end times of the last few full reps, oldest first.
-  private var recentRanges: [(range: Double, time: Double, side: SideChoice?)] = []
+  /// The ranges and end times of the last six full reps.
+  private var recentRanges = FixedRing<(range: Double, time: Double, side: SideChoice?)>(
+    capacity: 6, repeating: (0, 0, nil))
   private var scratch: [Double] = []
   /// The last rep's trough and drop, until its way back up is known.
   private var pendingTrough: Double?
@@ -62,16 +63,20 @@ final class SignalEngine: RepEngine {
   private let scaled: Bool
   private var scale: Float?
 
+  /// - Precondition: the definition's engine is the signal engine.
   init(_ definition: ExerciseDefinition) {
+    guard case .signal(let counting) = definition.counting else {
+      preconditionFailure("\(definition.name) is not counted by a signal")
+    }
     self.definition = definition
-    let signal = definition.signal!
+    let signal = counting.signal
     reader = SignalReader(spec: signal, references: ExerciseCatalogue.references(of: signal))
-    rules = FormRules(definition)
+    rules = FormRules(definition, direction: counting.direction)
     scaled = signal.kind != .angle && signal.kind != .inclination
-    sign = definition.direction == .up ? -1 : 1
-    alpha = definition.smoothing!
+    sign = counting.direction == .up ? -1 : 1
+    alpha = counting.smoothing
     minConfidence = Float(definition.minConfidence)
-    let thresholds = definition.thresholds!
+    let thresholds = counting.thresholds
     if thresholds.mode == .fixed {
       fixedEnter = thresholds.enter! * sign
       fixedExit = thresholds.exit! * sign
@@ -87,7 +92,6 @@ final class SignalEngine: RepEngine {
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
     partial = definition.partial
-    recentRanges.reserveCapacity(8)
     scratch.reserveCapacity(8)
   }
 
@@ -106,7 +110,7 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
-    recentRanges.removeAll(keepingCapacity: true)
+    recentRanges.removeAll()
     pendingTrough = nil
     scale = nil
   }
@@ -133,8 +137,8 @@ final class SignalEngine: RepEngine {
   /// The median range of the full reps in the last `learn_seconds` (led by `side`, if given).
   private func median(at t: Double, side: SideChoice?) -> Double? {
     scratch.removeAll(keepingCapacity: true)
-    for entry in recentRanges where t - entry.time <= learnSeconds {
-      if let side, entry.side != side { continue }
+    recentRanges.forEach { entry in
+      guard t - entry.time <= learnSeconds, side == nil || entry.side == side else { return }
       // Insertion into a sorted list of at most eight: no allocation, no sort buffer.
       var slot = scratch.count
       scratch.append(entry.range)
@@ -257,7 +261,6 @@ final class SignalEngine: RepEngine {
     guard let trough = pendingTrough else { return }
     let range = min(pendingDrop, peak - trough)
     pendingTrough = nil
-    if recentRanges.count == 6 { recentRanges.removeFirst() }
     recentRanges.append((range, t, pendingSide))
   }
 

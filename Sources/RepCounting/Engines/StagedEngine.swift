@@ -59,9 +59,13 @@ final class StagedEngine: RepEngine {
     }
   }
 
+  /// - Precondition: the definition's engine is the staged engine.
   init(_ definition: ExerciseDefinition) {
+    guard case .staged(let counting) = definition.counting else {
+      preconditionFailure("\(definition.name) is not counted by stages")
+    }
     self.definition = definition
-    let stageList = definition.stages!
+    let stageList = counting.stages
     stages = stageList.map { stage in
       stage.any.map { requirements in
         requirements.map { requirement in
@@ -73,13 +77,13 @@ final class StagedEngine: RepEngine {
       }
     }
     holdFrames = stageList.map { $0.holdFrames ?? 2 }
-    cooldown = definition.cooldownSeconds ?? 0
+    cooldown = counting.cooldownSeconds ?? 0
     minConfidence = Float(definition.minConfidence)
-    measure = definition.measure.map {
+    measure = counting.measure.map {
       SignalReader(spec: $0, references: ExerciseCatalogue.references(of: $0))
     }
-    rules = FormRules(definition)
-    alpha = Float(definition.smoothing ?? 1)
+    rules = FormRules(definition, direction: .down)
+    alpha = Float(counting.smoothing ?? 1)
   }
 
   func interrupt() {

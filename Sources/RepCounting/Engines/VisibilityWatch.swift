@@ -22,10 +22,7 @@ struct VisibilityWatch: Sendable {
   static let patience = 3.0
 
   init(_ definition: ExerciseDefinition) {
-    let signals =
-      [definition.signal ?? definition.measure].compactMap { $0 }
-      + definition.alternativeDefinitions.compactMap(\.signal)
-    let references = signals.map(Self.watched(in:))
+    let references = definition.countingSignals.map(Self.watched(in:))
     var needed: [JointReference] = []
     for reference in references.first ?? [] where !needed.contains(reference) {
       if references.allSatisfy({ $0.contains(reference) }) { needed.append(reference) }

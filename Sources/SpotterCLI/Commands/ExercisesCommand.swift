@@ -26,14 +26,15 @@ enum ExercisesCommand {
       print(
         "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), \(definition.engine.rawValue) engine)"
       )
-      switch definition.engine {
-      case .signal:
-        printSignal(of: definition, as: "signal")
-        for alternative in definition.alternativeDefinitions {
-          printSignal(of: alternative, as: "or signal")
+      switch definition.counting {
+      case .signal(let counting):
+        printSignal(counting, as: "signal")
+        for alternative in definition.alternativeCountings {
+          printSignal(alternative, as: "or signal")
         }
-      case .staged:
-        for stage in definition.stages! {
+        print("  confidence  joints below \(definition.minConfidence) are not read")
+      case .staged(let counting):
+        for stage in counting.stages {
           let alternatives = stage.any.map { requirements in
             requirements.map { requirement in
               let kind =
@@ -44,7 +45,7 @@ enum ExercisesCommand {
           }
           print("  stage       \(stage.name): \(alternatives.joined(separator: "  or  "))")
         }
-        print("  cooldown    \(definition.cooldownSeconds ?? 0) s")
+        print("  cooldown    \(counting.cooldownSeconds ?? 0) s")
       }
       if let anchors = definition.anchors {
         print(
@@ -58,9 +59,9 @@ enum ExercisesCommand {
     return 0
   }
 
-  /// A signal definition's signal, thresholds, smoothing and confidence gate.
-  private static func printSignal(of definition: ExerciseDefinition, as title: String) {
-    let signal = definition.signal!
+  /// A signal's joints, thresholds and smoothing.
+  private static func printSignal(_ counting: ExerciseDefinition.SignalCounting, as title: String) {
+    let signal = counting.signal
     let joints = signal.joints?.joined(separator: "–") ?? "\(signal.from!) → \(signal.to!)"
     let relative = signal.relativeTo.map { " from \($0.joined(separator: " → "))" } ?? ""
     let absolute = signal.absolute == true ? ", absolute (from its resting level)" : ""
@@ -68,19 +69,19 @@ enum ExercisesCommand {
     print(
       "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side \(signal.side?.rawValue ?? "mean")\(absolute)"
     )
-    let thresholds = definition.thresholds!
+    let thresholds = counting.thresholds
     switch thresholds.mode {
     case .fixed:
       print(
-        "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(definition.direction!.rawValue)"
+        "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(counting.direction.rawValue)"
       )
     case .adaptive:
       let learned = thresholds.minRangeLearned.map { " (\($0) once reps are known)" } ?? ""
       let back = thresholds.returnFraction.map { ", done \(Int($0 * 100))% of the way back" } ?? ""
       print(
-        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(definition.direction!.rawValue)\(back)"
+        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(counting.direction.rawValue)\(back)"
       )
     }
-    print("  smoothing   \(definition.smoothing!), min confidence \(definition.minConfidence)")
+    print("  smoothing   \(counting.smoothing)")
   }
 }

@@ -54,27 +54,63 @@ enum SynthCommand {
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let folder = try arguments.required("output")
-    let plan: WorkoutPlan
-    var randomPlans = false
+    let (plan, randomPlans) = try plan(arguments)
+    let options = try recordingOptions(arguments)
+    let changes = try FileChanges(arguments)
+    let count = try arguments.int("count", range: 1...100_000)!
+    let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var annotations: [Annotation] = []
+    let showProgress = Terminal.isTerminal(2)
+    for index in 0..<count {
+      let seed = firstSeed + UInt64(index)
+      var recordingPlan = plan
+      if randomPlans {
+        var generator = SeededGenerator(seed: seed ^ 0x5EED)
+        recordingPlan = .random(sets: 3, generator: &generator)
+      }
+      let recording = Recorder.record(recordingPlan, options: options, seed: seed)
+      let name = String(format: "synth-%06llu.jsonl", seed)
+      try write(recording, to: folder + "/" + name, changes: changes, seed: seed)
+      annotations += recording.segments.map { segment in
+        Annotation(
+          fileName: name, label: segment.label, startTime: segment.start, endTime: segment.end,
+          reps: segment.reps,
+          repBounds: segment.reps == nil
+            ? nil : segment.repBounds.map { [$0.lowerBound, $0.upperBound] })
+      }
+      if showProgress { Terminal.error("\rwrote \(index + 1)/\(count) recordings") }
+    }
+    try Annotations.write(annotations, to: folder + "/annotations.json")
+    if showProgress { Terminal.error("") }
+    print(
+      "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations to \(folder)."
+    )
+    return 0
+  }
+
+  /// The workout: one exercise set, a named plan, or a random plan per recording.
+  static func plan(_ arguments: ParsedArguments) throws -> (WorkoutPlan, random: Bool) {
     if let exercise = arguments.string("exercise") {
       guard let motion = ExerciseMotion(rawValue: exercise) else {
         throw CLIError.usage(
           "unknown exercise '\(exercise)'; expected one of \(ExerciseMotion.allCases.map(\.rawValue).joined(separator: ", "))",
           command: command)
       }
-      plan = .single(motion, reps: try arguments.int("reps", range: 1...500)!)
-    } else {
-      switch arguments.string("workout")! {
-      case "demo": plan = .demo
-      case "random":
-        plan = .demo
-        randomPlans = true
-      case let text:
-        do { plan = try WorkoutPlan.parse(text) } catch {
-          throw CLIError.usage("--workout: \(error)", command: command)
-        }
+      return (.single(motion, reps: try arguments.int("reps", range: 1...500)!), false)
+    }
+    switch arguments.string("workout")! {
+    case "demo": return (.demo, false)
+    case "random": return (.demo, true)
+    case let text:
+      do { return (try WorkoutPlan.parse(text), false) } catch {
+        throw CLIError.usage("--workout: \(error)", command: command)
       }
     }
+  }
+
+  /// Who is filmed how: camera, detector noise, frame rate, layout and coordinate space.
+  static func recordingOptions(_ arguments: ParsedArguments) throws -> RecordingOptions {
     var options = RecordingOptions()
     options.camera = try CameraOption.parse(arguments, command: command)
     guard let noise = DetectorModel.named(arguments.string("noise")!) else {
@@ -97,56 +133,43 @@ enum SynthCommand {
     }
     options.origin = origin
     options.extraPartialReps = try arguments.int("partial", range: 0...20)!
-    let count = try arguments.int("count", range: 1...100_000)!
-    let missing = try arguments.double("missing", range: 0...0.95)!
-    let noFace = arguments.flag("no-face")
-    let perFrame = arguments.flag("normalize-per-frame")
-    let swapSides = arguments.flag("swap-sides")
-    let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    var annotations: [Annotation] = []
-    let showProgress = Terminal.isTerminal(2)
-    for index in 0..<count {
-      let seed = firstSeed + UInt64(index)
-      var recordingPlan = plan
-      if randomPlans {
-        var generator = SeededGenerator(seed: seed ^ 0x5EED)
-        recordingPlan = .random(sets: 3, generator: &generator)
-      }
-      let recording = Recorder.record(recordingPlan, options: options, seed: seed)
-      let name = String(format: "synth-%06llu.jsonl", seed)
-      let writer = try PoseFileWriter(
-        path: folder + "/" + name, format: .jsonl, header: recording.header)
-      var dropper = SeededGenerator(seed: seed ^ 0xD40)
-      for frame in recording.frames {
-        var pose = frame.pose
-        if missing > 0, dropper.unit() < missing { pose = .nobody }
-        if noFace {
-          for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] {
-            pose[joint] = .missing
-          }
-        }
-        if perFrame { pose = normalizedToItsBox(pose, space: recording.header.space) }
-        if swapSides { pose = pose.mirrored }
-        try writer.write(t: frame.t, people: pose.hasPerson ? [pose] : [])
-      }
-      try writer.flush()
-      for segment in recording.segments {
-        annotations.append(
-          Annotation(
-            fileName: name, label: segment.label, startTime: segment.start, endTime: segment.end,
-            reps: segment.reps,
-            repBounds: segment.reps == nil
-              ? nil : segment.repBounds.map { [$0.lowerBound, $0.upperBound] }))
-      }
-      if showProgress { Terminal.error("\rwrote \(index + 1)/\(count) recordings") }
+    return options
+  }
+
+  /// What happens to the poses on their way to the file, as other pipelines would change them.
+  struct FileChanges {
+    var missing: Double
+    var noFace: Bool
+    var perFrame: Bool
+    var swapSides: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+      missing = try arguments.double("missing", range: 0...0.95)!
+      noFace = arguments.flag("no-face")
+      perFrame = arguments.flag("normalize-per-frame")
+      swapSides = arguments.flag("swap-sides")
     }
-    try Annotations.write(annotations, to: folder + "/annotations.json")
-    if showProgress { Terminal.error("") }
-    print(
-      "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations to \(folder)."
-    )
-    return 0
+  }
+
+  /// Writes one recording's frames as a pose file, changed as `changes` asks.
+  static func write(
+    _ recording: Recording, to path: String, changes: FileChanges, seed: UInt64
+  ) throws {
+    let writer = try PoseFileWriter(path: path, format: .jsonl, header: recording.header)
+    var dropper = SeededGenerator(seed: seed ^ 0xD40)
+    for frame in recording.frames {
+      var pose = frame.pose
+      if changes.missing > 0, dropper.unit() < changes.missing { pose = .nobody }
+      if changes.noFace {
+        for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] {
+          pose[joint] = .missing
+        }
+      }
+      if changes.perFrame { pose = normalizedToItsBox(pose, space: recording.header.space) }
+      if changes.swapSides { pose = pose.mirrored }
+      try writer.write(t: frame.t, people: pose.hasPerson ? [pose] : [])
+    }
+    try writer.flush()
   }
 
   /// The pose scaled so its joints' box spans 0…1 in both directions (in the file's space: the
