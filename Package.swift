@@ -73,7 +73,8 @@ let package = Package(
       name: "ActionModelTests",
       dependencies: ["ActionModel", "Linalg", "Poses", "Randomness", "TestSupport"]),
     .testTarget(
-      name: "MotionSynthTests", dependencies: ["MotionSynth", "Poses", "Randomness", "TestSupport"]),
+      name: "MotionSynthTests",
+      dependencies: ["MotionSynth", "Poses", "Randomness", "TestSupport"]),
     .testTarget(
       name: "RepCountingTests",
       dependencies: ["MotionSynth", "Poses", "Randomness", "RepCounting", "TestSupport"]),

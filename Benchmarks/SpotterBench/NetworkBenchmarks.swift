@@ -71,14 +71,14 @@ enum NetworkBenchmarks {
       Approximate.maxDifference(stream.probabilities(), expected) < 1e-5,
       "stream differs from the window pass")
     var index = 0
-    let F = config.inputFeatures
+    let width = config.inputFeatures
     let result = measure(
       "streaming step, prediction every \(stride) frame\(stride == 1 ? "" : "s")",
       units: Double(stride * config.flopsPerStreamStep), unit: "FLOP"
     ) {
       flat.withUnsafeBufferPointer { all in
         for _ in 0..<stride {
-          stream.push(UnsafeBufferPointer(rebasing: all[index * F..<(index + 1) * F]))
+          stream.push(UnsafeBufferPointer(rebasing: all[index * width..<(index + 1) * width]))
           index = index + 1 == frames.count ? 0 : index + 1
         }
       }

@@ -184,7 +184,8 @@ enum ServeLoad {
     for client in finished where client.summary! != workouts[client.workout].inProcess {
       guard reported.insert(client.workout).inserted else { continue }
       print(
-        "workout \(client.workout): served \(client.summary!), in-process \(workouts[client.workout].inProcess), truth \(workouts[client.workout].truth)"
+        "workout \(client.workout): served \(client.summary!), in-process "
+          + "\(workouts[client.workout].inProcess), truth \(workouts[client.workout].truth)"
       )
     }
     let matchesTruth = finished.filter { $0.summary! == workouts[$0.workout].truth }.count
@@ -200,7 +201,8 @@ enum ServeLoad {
     let (elapsed, cpu) = (outcome.elapsed, outcome.cpuSeconds)
     print("sessions held at once      \(clients.count)")
     print(
-      "sessions summarised        \(finished.count) of \(clients.count) (lost: \(clients.count - finished.count))"
+      "sessions summarised        \(finished.count) of \(clients.count) (lost: "
+        + "\(clients.count - finished.count))"
     )
     print(
       String(
@@ -208,7 +210,8 @@ enum ServeLoad {
         Double(frames) / elapsed))
     print("frames dropped by server   \(clients.reduce(0) { $0 + $1.droppedFrames })")
     print(
-      "frame → event latency      p50 \(percentile(0.5)), p99 \(percentile(0.99)), max \(percentile(1)) (\(latencies.count) predictions and live reps)"
+      "frame → event latency      p50 \(percentile(0.5)), p99 \(percentile(0.99)), max "
+        + "\(percentile(1)) (\(latencies.count) predictions and live reps)"
     )
     print(
       String(
@@ -217,7 +220,8 @@ enum ServeLoad {
     print("server peak resident       \(outcome.peakKiB / 1024) MiB")
     print("counts equal to in-process \(matchesInProcess) of \(finished.count) sessions")
     print(
-      "counts equal to the truth  \(matchesTruth) of \(finished.count) sessions (in-process: \(inProcessTruth) of \(workouts.count) workouts exact)"
+      "counts equal to the truth  \(matchesTruth) of \(finished.count) sessions (in-process: "
+        + "\(inProcessTruth) of \(workouts.count) workouts exact)"
     )
   }
 

@@ -71,7 +71,8 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
   print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
   print("OpenBLAS: \(BLAS.configuration)")
   print(
-    "Network: \(classifier.config.parameterCount) parameters, \(classifier.config.flopsPerWindow) FLOP per window"
+    "Network: \(classifier.config.parameterCount) parameters, "
+      + "\(classifier.config.flopsPerWindow) FLOP per window"
   )
   print("")
 
@@ -110,7 +111,8 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     order.append(key)
     let name = result.name.padding(toLength: 48, withPad: " ", startingAt: 0)
     print(
-      "\(name) median \(duration(result.median))  p90 \(duration(result.p90))  \(rate(result.rate, result.unit))"
+      "\(name) median \(duration(result.median))  p90 \(duration(result.p90))  "
+        + "\(rate(result.rate, result.unit))"
     )
   }
 
@@ -137,7 +139,8 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     print("")
     for key in ratios.keys.sorted() {
       print(
-        "\(key.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%.2f", ratios[key]!))"
+        "\(key.padding(toLength: 48, withPad: " ", startingAt: 0)) "
+          + "\(String(format: "%.2f", ratios[key]!))"
       )
     }
   }

@@ -204,7 +204,8 @@ public struct ParsedArguments {
     guard let text = string(name) else { return nil }
     guard let value = Int(text), range.contains(value) else {
       throw CLIError.usage(
-        "--\(name) takes a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'",
+        "--\(name) takes a whole number in \(range.lowerBound)...\(range.upperBound), got "
+          + "'\(text)'",
         command: command)
     }
     return value

@@ -24,7 +24,9 @@ public struct Program: Sendable {
   }
 
   public var help: String {
-    var lines = ["\(name) \(version): \(summary)", "", "Usage: \(name) COMMAND [options] [arguments]"]
+    var lines = [
+      "\(name) \(version): \(summary)", "", "Usage: \(name) COMMAND [options] [arguments]",
+    ]
     lines += ["", "Commands:"]
     for command in commands {
       let padded = command.name + String(repeating: " ", count: max(1, 13 - command.name.count))
@@ -60,7 +62,8 @@ public struct Program: Sendable {
     } else if let defaultCommand {
       command = defaultCommand
     } else if let first {
-      error("Error: unknown command '\(first)'\nHint: run '\(name) --help' for the list of commands.")
+      error(
+        "Error: unknown command '\(first)'\nHint: run '\(name) --help' for the list of commands.")
       return 64
     } else {
       error("Error: no command given\n\n" + help)
@@ -77,7 +80,8 @@ public struct Program: Sendable {
       var text = "Error: \(message)"
       if let command {
         text +=
-          "\nUsage: \(command.usage(program: name))\nHint: run '\(name) \(command.name) --help' for its options."
+          "\nUsage: \(command.usage(program: name))\nHint: run '\(name) \(command.name) "
+          + "--help' for its options."
       }
       error(text)
       return 64

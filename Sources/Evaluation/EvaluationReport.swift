@@ -9,8 +9,8 @@ public struct EvaluationReport: Sendable {
   public private(set) var confusion: [[Int]]
   public private(set) var windowsCorrect = 0
   public private(set) var windowsTotal = 0
-  /// Per clip with annotated reps: label, reps counted, reps annotated.
-  public private(set) var reps: [(label: String, counted: Int, truth: Int)] = []
+  /// Per clip with annotated reps: what was counted against what was done.
+  public private(set) var reps: [RepScore] = []
   /// Clips whose label the model does not know (skipped for accuracy).
   public private(set) var unknownLabels: [String: Int] = [:]
 
@@ -32,9 +32,7 @@ public struct EvaluationReport: Sendable {
     }
   }
 
-  public mutating func addReps(label: String, counted: Int, truth: Int) {
-    reps.append((label, counted, truth))
-  }
+  public mutating func addReps(_ score: RepScore) { reps.append(score) }
 
   public var clips: Int { confusion.reduce(0) { $0 + $1.reduce(0, +) } }
   public var clipAccuracy: Double {
@@ -55,21 +53,8 @@ public struct EvaluationReport: Sendable {
     return present == 0 ? nil : Double(confusion[k][k]) / Double(present)
   }
 
-  /// Rep-count error per label: mean of |counted − truth| / truth, and the share within one
-  /// rep. Clips with zero annotated reps are left out of the mean error (it has no scale).
-  public func repError(for label: String? = nil) -> (clips: Int, mae: Double, offByOne: Double)? {
-    let chosen = reps.filter { label == nil || $0.label == label }
-    guard !chosen.isEmpty else { return nil }
-    let scaled = chosen.filter { $0.truth > 0 }
-    let mae =
-      scaled.isEmpty
-      ? 0
-      : scaled.reduce(0) { $0 + Double(abs($1.counted - $1.truth)) / Double($1.truth) }
-        / Double(scaled.count)
-    let withinOne =
-      Double(chosen.filter { abs($0.counted - $0.truth) <= 1 }.count) / Double(chosen.count)
-    return (chosen.count, mae, withinOne)
-  }
+  public var repLabels: [String] { reps.labels }
 
-  public var repLabels: [String] { Array(Set(reps.map(\.label))).sorted() }
+  /// Rep-count error per label (all labels when nil); see `RepScore.error`.
+  public func repError(for label: String? = nil) -> RepError? { reps.error(for: label) }
 }

@@ -25,6 +25,10 @@ public struct TimelineReport: Sendable {
   public private(set) var strayExercises = 0
   public private(set) var strayReps = 0
   public private(set) var perLabel: [String: (sets: Int, onTime: Int, exact: Int)] = [:]
+  /// Per set with annotated reps: the reps of every exercise the runtime reported over it,
+  /// whichever it thought the set was (each reported segment goes to the set it overlaps
+  /// most). What a user of `spotter classify` sees as the count.
+  public private(set) var runtimeReps: [RepScore] = []
 
   public init(tolerance: Double = 1) {
     self.tolerance = tolerance
@@ -92,6 +96,25 @@ public struct TimelineReport: Sendable {
     for index in segments.indices where !matched.contains(index) {
       strayExercises += 1
       strayReps += segments[index].reps
+    }
+    scoreRuntimeReps(segments, truth: truth)
+  }
+
+  private mutating func scoreRuntimeReps(_ segments: [Segment], truth: [Annotation]) {
+    let sets = truth.filter { $0.label != "other" && $0.reps != nil }
+    var counted = [Int](repeating: 0, count: sets.count)
+    for segment in segments {
+      var best: (set: Int, overlap: Double)?
+      for (index, set) in sets.enumerated() {
+        let overlap =
+          min(segment.end, set.endTime ?? .infinity) - max(segment.start, set.startTime ?? 0)
+        if overlap > 0 && overlap > (best?.overlap ?? 0) { best = (index, overlap) }
+      }
+      if let best { counted[best.set] += segment.reps }
+    }
+    for (index, set) in sets.enumerated() {
+      runtimeReps.append(
+        RepScore(file: set.fileName, label: set.label, truth: set.reps!, counted: counted[index]))
     }
   }
 

@@ -59,7 +59,7 @@ private func model(_ pointer: OpaquePointer) -> CModel { object(pointer) }
 private func stream(_ pointer: OpaquePointer) -> CStream { object(pointer) }
 
 @_cdecl("spotter_model_load")
-public func spotter_model_load(
+public func spotterModelLoad(
   _ path: UnsafePointer<CChar>, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
   do {
@@ -72,34 +72,34 @@ public func spotter_model_load(
 }
 
 @_cdecl("spotter_model_free")
-public func spotter_model_free(_ pointer: OpaquePointer?) {
+public func spotterModelFree(_ pointer: OpaquePointer?) {
   release(pointer, as: CModel.self)
 }
 
 @_cdecl("spotter_model_window")
-public func spotter_model_window(_ pointer: OpaquePointer) -> Int32 {
+public func spotterModelWindow(_ pointer: OpaquePointer) -> Int32 {
   Int32(model(pointer).classifier.config.window)
 }
 
 @_cdecl("spotter_model_features")
-public func spotter_model_features(_ pointer: OpaquePointer) -> Int32 {
+public func spotterModelFeatures(_ pointer: OpaquePointer) -> Int32 {
   Int32(model(pointer).classifier.config.inputFeatures)
 }
 
 @_cdecl("spotter_model_classes")
-public func spotter_model_classes(_ pointer: OpaquePointer) -> Int32 {
+public func spotterModelClasses(_ pointer: OpaquePointer) -> Int32 {
   Int32(model(pointer).classifier.config.classes)
 }
 
 @_cdecl("spotter_model_label")
-public func spotter_model_label(_ pointer: OpaquePointer, _ index: Int32) -> UnsafePointer<CChar>? {
+public func spotterModelLabel(_ pointer: OpaquePointer, _ index: Int32) -> UnsafePointer<CChar>? {
   let labels = model(pointer).labels
   guard index >= 0, Int(index) < labels.count else { return nil }
   return UnsafePointer(labels[Int(index)])
 }
 
 @_cdecl("spotter_predict")
-public func spotter_predict(
+public func spotterPredict(
   _ pointer: OpaquePointer, _ windows: UnsafePointer<Float>, _ count: Int32,
   _ probabilities: UnsafeMutablePointer<Float>
 ) -> Int32 {
@@ -114,35 +114,34 @@ public func spotter_predict(
 }
 
 @_cdecl("spotter_stream_create")
-public func spotter_stream_create(_ pointer: OpaquePointer) -> OpaquePointer {
+public func spotterStreamCreate(_ pointer: OpaquePointer) -> OpaquePointer {
   handle(CStream(model: model(pointer)))
 }
 
 @_cdecl("spotter_stream_free")
-public func spotter_stream_free(_ pointer: OpaquePointer?) {
+public func spotterStreamFree(_ pointer: OpaquePointer?) {
   release(pointer, as: CStream.self)
 }
 
 @_cdecl("spotter_stream_reset")
-public func spotter_stream_reset(_ pointer: OpaquePointer) {
+public func spotterStreamReset(_ pointer: OpaquePointer) {
   stream(pointer).features.reset()
 }
 
 @_cdecl("spotter_stream_push_features")
-public func spotter_stream_push_features(_ pointer: OpaquePointer, _ features: UnsafePointer<Float>)
-{
+public func spotterStreamPushFeatures(_ pointer: OpaquePointer, _ features: UnsafePointer<Float>) {
   let stream = stream(pointer)
   let count = stream.model.classifier.config.inputFeatures
   stream.features.push(features: UnsafeBufferPointer(start: features, count: count))
 }
 
 @_cdecl("spotter_stream_push_pose")
-public func spotter_stream_push_pose(_ pointer: OpaquePointer, _ joints: UnsafePointer<Float>?) {
+public func spotterStreamPushPose(_ pointer: OpaquePointer, _ joints: UnsafePointer<Float>?) {
   stream(pointer).features.push(joints.map(Pose.init(triples:)) ?? .nobody)
 }
 
 @_cdecl("spotter_stream_probabilities")
-public func spotter_stream_probabilities(
+public func spotterStreamProbabilities(
   _ pointer: OpaquePointer, _ probabilities: UnsafeMutablePointer<Float>
 ) {
   let stream = stream(pointer)

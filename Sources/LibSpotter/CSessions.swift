@@ -26,7 +26,7 @@ private func runtime(_ pointer: OpaquePointer) -> Runtime { object(pointer) }
 private func session(_ pointer: OpaquePointer) -> CSession { object(pointer) }
 
 @_cdecl("spotter_runtime_create")
-public func spotter_runtime_create(
+public func spotterRuntimeCreate(
   _ model: OpaquePointer, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
   let classifier = object(model, as: CModel.self).classifier
@@ -40,22 +40,22 @@ public func spotter_runtime_create(
 }
 
 @_cdecl("spotter_runtime_free")
-public func spotter_runtime_free(_ pointer: OpaquePointer?) {
+public func spotterRuntimeFree(_ pointer: OpaquePointer?) {
   release(pointer, as: Runtime.self)
 }
 
 @_cdecl("spotter_session_create")
-public func spotter_session_create(_ pointer: OpaquePointer) -> OpaquePointer {
+public func spotterSessionCreate(_ pointer: OpaquePointer) -> OpaquePointer {
   handle(CSession(runtime: runtime(pointer)))
 }
 
 @_cdecl("spotter_session_free")
-public func spotter_session_free(_ pointer: OpaquePointer?) {
+public func spotterSessionFree(_ pointer: OpaquePointer?) {
   release(pointer, as: CSession.self)
 }
 
 @_cdecl("spotter_session_push_pose")
-public func spotter_session_push_pose(
+public func spotterSessionPushPose(
   _ pointer: OpaquePointer, _ t: Double, _ joints: UnsafePointer<Float>?
 ) -> Int32 {
   let box = session(pointer)
@@ -70,14 +70,14 @@ public func spotter_session_push_pose(
 }
 
 @_cdecl("spotter_session_finish")
-public func spotter_session_finish(_ pointer: OpaquePointer) -> Int32 {
+public func spotterSessionFinish(_ pointer: OpaquePointer) -> Int32 {
   let box = session(pointer)
   box.session.finish { box.collect($0) }
   return box.waiting
 }
 
 @_cdecl("spotter_session_read_events")
-public func spotter_session_read_events(
+public func spotterSessionReadEvents(
   _ pointer: OpaquePointer, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int
 ) -> Int {
   let box = session(pointer)

@@ -47,7 +47,7 @@ void spotter_stream_probabilities(spotter_stream *stream, float *probabilities);
 
 /* Sessions: the whole runtime for one stream (classification, rep counting, cues).
  * A runtime holds the model and the built-in exercise definitions and is shared (thread-safe);
- * a session is one stream (one thread at a time). Events are NDJSON lines (DESIGN §10). */
+ * a session is one stream (one thread at a time). Events are NDJSON lines (README, "Events"). */
 typedef struct spotter_runtime spotter_runtime;
 typedef struct spotter_session spotter_session;
 

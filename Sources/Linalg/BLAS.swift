@@ -44,7 +44,8 @@ public enum BLAS {
     let (kb, n) = transposeB ? (b.columns, b.rows) : (b.rows, b.columns)
     precondition(
       k == kb && c.rows == m && c.columns == n,
-      "cblas_sgemm: op(A) [\(m), \(k)] · op(B) [\(kb), \(n)] cannot fill C [\(c.rows), \(c.columns)]"
+      "cblas_sgemm: op(A) [\(m), \(k)] · op(B) [\(kb), \(n)] cannot fill C [\(c.rows), "
+        + "\(c.columns)]"
     )
     if m == 0 || n == 0 { return }
     cblas_sgemm(

@@ -36,4 +36,5 @@ let spotter = Program(
 
 exit(
   spotter.run(
-    Array(CommandLine.arguments.dropFirst()), print: { Swift.print($0) }, error: Terminal.error))
+    Array(CommandLine.arguments.dropFirst()), print: { Swift.print($0) },
+    error: { Terminal.error($0) }))

@@ -87,7 +87,7 @@ public enum DatasetBuilder {
     let ticks = ticks(recording, variation: variation)
     guard !ticks.isEmpty else { return }
     let features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
-    let T = set.window
+    let frames = set.window
     func segment(at t: Double) -> Recording.Segment? {
       recording.segments.first { t >= $0.start && t < $0.end }
     }
@@ -97,12 +97,12 @@ public enum DatasetBuilder {
       guard let current = segment(at: ticks[end].t),
         let label = labels.firstIndex(of: current.label)
       else { continue }
-      let startTime = ticks[max(0, end - T + 1)].t
+      let startTime = ticks[max(0, end - frames + 1)].t
       let inside =
         (ticks[end].t - max(startTime, current.start)) / max(ticks[end].t - startTime, 1e-9)
-      if inside < 0.4 && end >= T { continue }
+      if inside < 0.4 && end >= frames { continue }
       set.append(
-        TrainingSet.window(ending: end, in: features, window: T), label: label, group: group)
+        TrainingSet.window(ending: end, in: features, window: frames), label: label, group: group)
     }
   }
 

@@ -86,9 +86,10 @@ public struct TrainingSet: Sendable {
 
   /// The window ending at frame `end` (inclusive), zero-padded before frame 0.
   static func window(ending end: Int, in features: [Float], window: Int) -> ArraySlice<Float> {
-    let F = FeatureSpec.featuresPerFrame
+    let width = FeatureSpec.featuresPerFrame
     let start = end - window + 1
-    if start >= 0 { return features[start * F..<(end + 1) * F] }
-    return ArraySlice([Float](repeating: 0, count: -start * F) + features[0..<(end + 1) * F])
+    if start >= 0 { return features[start * width..<(end + 1) * width] }
+    return ArraySlice(
+      [Float](repeating: 0, count: -start * width) + features[0..<(end + 1) * width])
   }
 }

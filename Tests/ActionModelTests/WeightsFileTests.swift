@@ -64,7 +64,8 @@ import Testing
     bytes.replaceSubrange(0..<8, with: Array("GGUFxxxx".utf8))
     #expect(
       Self.decodeError(bytes)
-        == "magic is 'GGUFxxxx' (47 47 55 46 78 78 78 78), expected 'SPOTWTS.' (53 50 4f 54 57 54 53 00): this is not a Spotter weights file"
+        == "magic is 'GGUFxxxx' (47 47 55 46 78 78 78 78), expected 'SPOTWTS.' (53 50 4f 54 57 "
+        + "54 53 00): this is not a Spotter weights file"
     )
   }
 

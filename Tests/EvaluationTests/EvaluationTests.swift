@@ -1,9 +1,9 @@
 import Poses
 import RepCounting
+import Spotter
 import Testing
 
 @testable import Evaluation
-import Spotter
 
 @Suite struct EvaluationTests {
   /// A hand-made example: three labels, five clips, known windows and reps.
@@ -33,16 +33,18 @@ import Spotter
     #expect(report.recall(1) == 1)
     #expect(report.unknownLabels == ["burpee": 1])
 
-    report.addReps(label: "squat", counted: 10, truth: 10)
-    report.addReps(label: "squat", counted: 9, truth: 12)  // |9 − 12| / 12 = 0.25
-    report.addReps(label: "lunge", counted: 5, truth: 4)  // 0.25
-    report.addReps(label: "lunge", counted: 0, truth: 0)  // no scale: left out of the MAE
+    report.addReps(RepScore(file: "a", label: "squat", truth: 10, counted: 10))
+    report.addReps(RepScore(file: "b", label: "squat", truth: 12, counted: 9))  // |9 − 12| / 12
+    report.addReps(RepScore(file: "c", label: "lunge", truth: 4, counted: 5))  // 0.25
+    // No reps done: left out of the MAE.
+    report.addReps(RepScore(file: "d", label: "lunge", truth: 0, counted: 0))
     let squats = report.repError(for: "squat")!
-    #expect(squats.clips == 2 && abs(squats.mae - 0.125) < 1e-12 && squats.offByOne == 0.5)
+    #expect(squats.clips == 2 && abs(squats.mae - 0.125) < 1e-12 && squats.withinOne == 0.5)
     let lunges = report.repError(for: "lunge")!
-    #expect(lunges.clips == 2 && abs(lunges.mae - 0.25) < 1e-12 && lunges.offByOne == 1)
+    #expect(lunges.clips == 2 && abs(lunges.mae - 0.25) < 1e-12 && lunges.withinOne == 1)
     let all = report.repError()!
-    #expect(all.clips == 4 && abs(all.mae - 0.5 / 3) < 1e-12 && all.offByOne == 0.75)
+    #expect(all.clips == 4 && abs(all.mae - 0.5 / 3) < 1e-12 && all.withinOne == 0.75)
+    #expect(report.reps.worst(2).map(\.file) == ["b", "c"])
   }
 }
 
@@ -79,6 +81,20 @@ import Spotter
     #expect(report.endErrors.map { ($0 * 10).rounded() / 10 } == [-0.8, 0, 0])
     #expect(TimelineReport.spread(report.startErrors)!.median == 0.5)
     #expect(report.perLabel["curl"]! == (sets: 1, onTime: 0, exact: 1))
+    // Whatever the runtime took them for: squat 8 of 8, push-up 6 of 7 (the lunge segment
+    // overlaps no set), curl 3 + 4 of 7, the missed squats 0 of 5.
+    #expect(report.runtimeReps.map(\.counted) == [8, 6, 7, 0])
+  }
+
+  /// Files alternate between the halves within each label, by name, whatever their order.
+  @Test func theHalvesAreFixedByFileNameWithinEachLabel() {
+    let annotations =
+      ["s3", "s1", "s2", "p1", "p2"].map {
+        Annotation(fileName: $0, label: $0.hasPrefix("s") ? "squat" : "push_up", reps: 5)
+      } + [Annotation(fileName: "s1", label: "other")]
+    #expect(AnnotationSplit.tune.select(annotations).map(\.fileName) == ["s3", "s1", "p1", "s1"])
+    #expect(AnnotationSplit.holdout.select(annotations).map(\.fileName) == ["s2", "p2"])
+    #expect(AnnotationSplit.all.select(annotations).count == 6)
   }
 
   /// A reported exercise segment: its start and end events.

@@ -89,7 +89,8 @@ import Testing
     (#"{"t":0,"pose":null}"#, "the file starts with a frame; the first line must be a header"),
     (
       #"{"spotter":"poses","layout":"coco18"}"#,
-      "unknown layout \"coco18\"; expected one of createml18, vision19, coco17, mediapipe33, openpose25"
+      "unknown layout \"coco18\"; expected one of createml18, vision19, coco17, mediapipe33, "
+        + "openpose25"
     ),
     (#"{"spotter":"poses"}"#, "the header has no \"layout\""),
     (
@@ -216,7 +217,9 @@ import Testing
 
   @Test func annotationsReadWithRepsAndBoundsAndResolvedPaths() throws {
     let text =
-      #"[{"file_name":"clips/a.jsonl","label":"squat","start_time":0,"end_time":8,"reps":2,"rep_bounds":[[0.5,2.5],[3,5]],"action":"squat"},{"file_name":"/abs/b.jsonl","label":"other"}]"#
+      #"[{"file_name":"clips/a.jsonl","label":"squat","start_time":0,"end_time":8,"reps":2,"#
+      + #""rep_bounds":[[0.5,2.5],[3,5]],"action":"squat"},{"file_name":"/abs/b.jsonl","#
+      + #""label":"other"}]"#
     let path = Fixtures.file(named: "annotations.json", text)
     let entries = try Annotations.read(path)
     #expect(entries.count == 2)

@@ -19,12 +19,12 @@ import Testing
     let a = Self.features([near])[0]
     let b = Self.features([far])[0]
     #expect(Approximate.maxDifference(a, b) < 1e-4)
-    let J = 18
+    let jointCount = 18
     let right = CanonicalJoint.rightHip.rawValue
     let left = CanonicalJoint.leftHip.rawValue
     #expect(abs(a[right] + a[left]) < 1e-5)  // hip x's straddle 0
-    #expect(abs(a[J + right]) < 1e-5)  // hips at y = 0
-    #expect(a[2 * J + right] == 1)
+    #expect(abs(a[jointCount + right]) < 1e-5)  // hips at y = 0
+    #expect(a[2 * jointCount + right] == 1)
   }
 
   @Test func missingAndLowConfidenceJointsAreZeroAndFlaggedAbsent() {

@@ -113,9 +113,10 @@ import Testing
   }
 
   @Test func shorthandJointsAndMissingTimesAreUnderstood() throws {
+    let fifteenNulls = Array(repeating: "null", count: 15).joined(separator: ",")
     let text = """
       {"spotter":"poses","version":1,"layout":"createml18","fps":10}
-      {"pose":[[1,2],null,[3,4,0.5],null,null,null,null,null,null,null,null,null,null,null,null,null,null,null]}
+      {"pose":[[1,2],null,[3,4,0.5],\(fifteenNulls)]}
 
       {"people":[]}
       {"t":null,"people":null,"extra":{"nested":[1,2,{"a":"b\\"c"}]}}

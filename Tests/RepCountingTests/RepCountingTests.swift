@@ -8,12 +8,11 @@ import Testing
 
 let catalogue = try! ExerciseCatalogue.load()
 
-/// Every built-in definition, with the views it is meant to count from (exactly; see
-/// `sideTiltsSeenFromAboveAndAsideAreCounted` for the side tilt at an angle): the staged side
-/// tilt reads the trunk's lean, invisible from the side; the staged knee raise reads thigh angles that point at a camera in
-/// front (and from the side one thigh hides behind the other); the front push-up is for a
-/// camera in front; from the side, one arm of an alternating curl is behind the body half the
-/// time.
+/// Every built-in definition, with the views it is meant to count from exactly (`make eval`
+/// measures side tilts at an angle): the staged side tilt reads the trunk's lean, invisible
+/// from the side; the staged knee raise reads thigh angles that point at a camera in front (and
+/// from the side one thigh hides behind the other); the front push-up is for a camera in front;
+/// from the side, one arm of an alternating curl is behind the body half the time.
 let counted: [(name: String, views: [String])] = [
   ("squat", ["front", "side", "oblique", "back"]),
   ("push_up", ["front", "side", "oblique", "back"]),
@@ -89,36 +88,12 @@ func recording(
     }
   }
 
-  /// Walks from cameras anywhere (up to 60° above), 60 of them, then standing still: how many
-  /// walks a definition finds a rep in. Measured: squat, front raise, shoulder press and side
-  /// tilt 2–3 each (13, 10, 7 and 5 before they anchored the feet), jumping jack 1, curl 0; the
-  /// lunge (13) and knee raise (5) move a foot in every rep, so cannot anchor the feet.
-  @Test(arguments: [
-    ("squat", 4), ("front_raise", 4), ("shoulder_press", 4), ("side_tilt", 4),
-    ("jumping_jack", 2), ("bicep_curl", 1), ("knee_raise", 6), ("lunge", 14),
-  ])
-  func walksFromAnyViewRarelyCount(name: String, limit: Int) {
-    let definition = catalogue.definition(named: name)!
-    var counted: [UInt64] = []
-    for seed in UInt64(100)..<160 {
-      let walk = Recorder.record(
-        WorkoutPlan(items: [.other(.walking, seconds: 6), .other(.standing, seconds: 4)]),
-        seed: seed)
-      if RepFixtures.count(definition, in: walk, from: 0, to: .infinity).count > 0 {
-        counted.append(seed)
-      }
-    }
-    #expect(counted.count <= limit, "\(name): reps in \(counted.count) walks, seeds \(counted)")
-  }
-
   /// Getting down to the floor is not a push-up, however the arms bend on the way: the hands
   /// (the push-up's anchors) travel from the hips to the floor, and the elbow angle passes
   /// through the push-up's range. Counted from the start of a walk, through the get-down, as
-  /// backfill replays it; 48 recordings from four views. Measured: none wrong, with or without
-  /// the anchors (the elbow angle alone passes here; the anchors' own test is the curl's, and
-  /// on the demo workouts they save two push-up sets).
+  /// backfill replays it, from four views (`make eval` counts 48).
   @Test func gettingDownToTheFloorIsNotAPushUp() {
-    let wrong = Self.wrongCounts("push_up", seeds: 600..<612) { _ in
+    let wrong = Self.wrongCounts("push_up", seeds: 600..<603) { _ in
       WorkoutPlan(items: [
         .other(.walking, seconds: 4), .exercise(.pushUp, reps: 5, partialReps: 0),
       ])
@@ -130,11 +105,10 @@ func recording(
   /// the shoulders back across the hips, as a rep does for the sit-up's second signal, but the
   /// hips (its anchors) leave the floor. Counted from the start of the recording through what
   /// comes after the set (standing, walking, stretching, fidgeting), as a session counts until
-  /// it sees the set has ended; 48 recordings from four views. Measured: none wrong; 2 a rep
-  /// too many without the anchors.
+  /// it sees the set has ended, from four views (`make eval` counts 48).
   @Test func gettingUpAfterSitUpsIsNotARep() {
     let after: [OtherActivity.Kind] = [.standing, .walking, .stretching, .fidgeting]
-    let wrong = Self.wrongCounts("sit_up", seeds: 640..<652) { seed in
+    let wrong = Self.wrongCounts("sit_up", seeds: 640..<644) { seed in
       WorkoutPlan(items: [
         .other(.standing, seconds: 2), .exercise(.sitUp, reps: 5, partialReps: 0),
         .other(after[Int(seed) % 4], seconds: 3),
@@ -162,51 +136,40 @@ func recording(
     return wrong
   }
 
-  /// Seen from above and to one side, the far shoulder sits higher even at rest, so a tilt
-  /// towards it first closes the shoulders' height difference: measured from zero, many of
-  /// those tilts went uncounted. Measured, 8 sets of 10 from oblique cameras: 75 counted, every
-  /// set but one within one (7); 64 counted when measured from zero.
-  @Test func sideTiltsSeenFromAboveAndAsideAreCounted() {
-    let definition = catalogue.definition(named: "side_tilt")!
-    var counts: [Int] = []
-    for seed in UInt64(800)..<808 {
-      let take = recording("side_tilt", reps: 10, view: "oblique", seed: seed)
-      counts.append(RepFixtures.count(definition, in: take).count)
-    }
-    #expect(counts.reduce(0, +) >= 72, "\(counts)")
-    #expect(counts.filter { abs($0 - 10) > 1 }.count <= 1, "\(counts)")
-  }
-
   /// Sit-ups seen from high above and to one side of the feet: the shoulders come up towards
   /// the camera and barely rise in the picture, but they come across it, which the sit-up's
-  /// second signal reads. Measured, 8 sets of 8 from cameras 40–60° round and 50–60° up: 38
-  /// counted (12 by the shoulders' height alone). Steeper or more head-on, neither sees much.
-  @Test func sitUpsSeenFromHighAboveAndAsideAreCounted() {
+  /// second signal reads: with it, more reps are counted than by the height alone, and never
+  /// more than were done (`make eval` measures 8 sets).
+  @Test func theSitUpsSecondSignalSeesWhatTheHeightMisses() {
     let definition = catalogue.definition(named: "sit_up")!
+    var heightAlone = definition
+    heightAlone.signalCounting?.alternatives = []
     var options = RecordingOptions()
     options.camera = .oblique
     options.camera.azimuth = 40...60
     options.camera.elevation = 50...60
-    var counts: [Int] = []
-    for seed in UInt64(820)..<828 {
+    var (both, alone) = (0, 0)
+    for seed in UInt64(820)..<823 {
       let take = Recorder.record(
         .single(.sitUp, reps: 8, partialReps: 0), options: options, seed: seed)
-      counts.append(RepFixtures.count(definition, in: take).count)
+      let count = RepFixtures.count(definition, in: take).count
+      #expect(count <= 8)
+      both += count
+      alone += RepFixtures.count(heightAlone, in: take).count
     }
-    #expect(counts.reduce(0, +) >= 34, "\(counts)")
-    #expect(counts.allSatisfy { $0 <= 8 }, "\(counts)")
+    #expect(both > alone, "\(both) with the second signal, \(alone) without")
   }
 
   /// A curl keeps the elbows at the sides, its anchors: arms swung overhead (jumping jacks,
-  /// which the classifier can take for curls for their first second) make few curls. Measured
-  /// over these 72 jumping jacks: 10 curls, and 74 without the anchors.
+  /// which the classifier can take for curls for their first second) make few curls, far fewer
+  /// than without the anchors (`make eval` counts 72 jumping jacks).
   @Test func armsSwungOverheadAreNotCurls() {
     let definition = catalogue.definition(named: "bicep_curl")!
     var loose = definition
     loose.anchors = nil
     var (counted, countedWithoutAnchors) = (0, 0)
     for view in ["front", "side", "oblique"] {
-      for seed in UInt64(700)..<704 {
+      for seed in UInt64(700)..<702 {
         let take = recording("jumping_jack", reps: 6, view: view, seed: seed)
         counted += RepFixtures.count(definition, in: take, from: 0, to: .infinity).count
         countedWithoutAnchors += RepFixtures.count(loose, in: take, from: 0, to: .infinity).count
@@ -635,23 +598,33 @@ func recording(
     ),
     (#"{"label":"squat","engine":"signal","min_confidence":0.3}"#, "name", "is required"),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":1.5,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":1.5,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
       "min_confidence", "must be in 0...1, got 1.5"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["hip","knee"]},"smoothing":0.3,"direction":"down","#
+        + #""thresholds":{"mode":"adaptive","min_range":10}}"#,
       "signal.joints", "an angle needs three joints, the angle at the second"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","kneecap","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["hip","kneecap","ankle"]},"smoothing":0.3,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
       "signal.joints[1]", "unknown joint \"kneecap\""
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
       "smoothing", "must be in (0, 1], got 0.0"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"fixed","enter":100,"exit":90}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"fixed","enter":100,"exit":90}}"#,
       "thresholds.exit", "must be above enter (100.0) for direction down, got 90.0"
     ),
     (
@@ -659,51 +632,87 @@ func recording(
       "stages", "the staged engine needs at least two stages"
     ),
     (
-      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"angle":["left_hip","left_knee","left_ankle"],"range":[170,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}]}"#,
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"angle":["left_hip","left_knee","left_ankle"],"#
+        + #""range":[170,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"#
+        + #""range":[10,40]}]]}]}"#,
       "stages[0].any[0][0].range", "an angle range cannot wrap"
     ),
     (
-      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}]}"#,
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip","neck"],"range":[350,10]}]]},"#
+        + #"{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}]}"#,
       "stages[0].any[0][0]", "\"hip\" has no side"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10},"anchors":{"joints":["ankle","toe"],"max_travel":0.5}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10},"#
+        + #""anchors":{"joints":["ankle","toe"],"max_travel":0.5}}"#,
       "anchors.joints[1]", "unknown joint \"toe\""
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10},"anchors":{"joints":["ankle"],"max_travel":0}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["hip","knee","ankle"]},"smoothing":0.3,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10},"#
+        + #""anchors":{"joints":["ankle"],"max_travel":0}}"#,
       "anchors.max_travel", "must be in (0, 10] body sizes, got 0.0"
     ),
     (
-      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"direction":"up","thresholds":{"mode":"adaptive","min_range":-5}}]}"#,
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"#
+        + #""direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"#
+        + #""alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"#
+        + #""direction":"up","thresholds":{"mode":"adaptive","min_range":-5}}]}"#,
       "alternatives[0].thresholds.min_range", "adaptive thresholds need min_range above 0"
     ),
     (
-      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"thresholds":{"mode":"adaptive","min_range":40}}]}"#,
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"#
+        + #""direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"#
+        + #""alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"#
+        + #""thresholds":{"mode":"adaptive","min_range":40}}]}"#,
       "alternatives[0].direction", "is required"
     ),
     (
-      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"inclination","from":"hip","to":"knee","relative_to":["hip_centre"]},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":40}}"#,
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"inclination","from":"hip","to":"knee","#
+        + #""relative_to":["hip_centre"]},"smoothing":0.3,"direction":"up","#
+        + #""thresholds":{"mode":"adaptive","min_range":40}}"#,
       "signal.relative_to", "needs two joints"
     ),
     (
-      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee","relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"up","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee","#
+        + #""relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"up","#
+        + #""thresholds":{"mode":"adaptive","min_range":0.2}}"#,
       "signal.relative_to", "is only for inclination"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"angle","joints":["hip","knee","ankle"],"relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["hip","knee","ankle"],"#
+        + #""relative_to":["shoulder_centre","hip_centre"]},"smoothing":0.3,"direction":"down","#
+        + #""thresholds":{"mode":"adaptive","min_range":10}}"#,
       "signal.relative_to", "is only for inclination"
     ),
     (
-      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,40]}]]}],"alternatives":[]}"#,
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]}],"alternatives":[]}"#,
       "alternatives", "only the signal engine takes alternative signals"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"min_range_learned":0.3}}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"#
+        + #""min_range_learned":0.3}}"#,
       "thresholds.min_range_learned", "must be above 0 and at most min_range (0.2), got 0.3"
     ),
     (
-      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
       "stages", "is not a field of the signal engine"
     ),
     ("{not json", "", "is not valid JSON"),

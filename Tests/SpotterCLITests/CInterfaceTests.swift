@@ -18,7 +18,8 @@ import Testing
       printf("error: %s\n", error);
       spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
       if (!model) { printf("load failed: %s\n", error); return 11; }
-      int T = spotter_model_window(model), F = spotter_model_features(model), K = spotter_model_classes(model);
+      int T = spotter_model_window(model), F = spotter_model_features(model);
+      int K = spotter_model_classes(model);
       printf("T=%d F=%d K=%d first=%s last=%s none=%s\n", T, F, K, spotter_model_label(model, 0),
              spotter_model_label(model, K - 1), spotter_model_label(model, K) ? "x" : "null");
       float *frames = malloc(sizeof(float) * 90 * F);
@@ -30,7 +31,10 @@ import Testing
       spotter_stream_probabilities(stream, streamed);
       if (spotter_predict(model, frames + 30 * F, 1, windowed) != 0) return 12;
       float worst = 0, sum = 0;
-      for (int k = 0; k < K; k++) { worst = fmaxf(worst, fabsf(streamed[k] - windowed[k])); sum += windowed[k]; }
+      for (int k = 0; k < K; k++) {
+        worst = fmaxf(worst, fabsf(streamed[k] - windowed[k]));
+        sum += windowed[k];
+      }
       printf("stream-vs-window %.2e sum %.4f\n", worst, sum);
       spotter_stream_reset(stream);
       for (int t = 0; t < 5; t++) spotter_stream_push_pose(stream, NULL);
@@ -62,7 +66,8 @@ import Testing
       size_t copied = spotter_session_read_events(session, events, needed + 1);
       char empty[8];
       size_t after = spotter_session_read_events(session, empty, sizeof empty);
-      printf("waiting %d needed-again %d cleared %d summary %d\n", waiting > 0, needed == copied, after == 0,
+      printf("waiting %d needed-again %d cleared %d summary %d\n", waiting > 0, needed == copied,
+             after == 0,
              strstr(events, "\"type\":\"summary\"") != NULL);
       spotter_session_free(session);
       spotter_runtime_free(runtime);

@@ -112,7 +112,7 @@ enum Spotter {
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only and --fold are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise and --fold are for clips"
     ),
     (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
     ([], "Error: no command given"),

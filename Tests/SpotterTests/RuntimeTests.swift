@@ -42,91 +42,54 @@ import Testing
     return Recorder.record(.demo, options: options, seed: seed)
   }
 
-  /// What the runtime gets right over twenty unseen demo workouts (80 exercise sets).
-  struct Scorecard {
-    var sets = 0, foundOnTime = 0, countedExactly = 0, backfilled = 0, phantomReps = 0
-
-    mutating func add(_ recording: Recording, _ events: [SpotterEvent]) {
-      let truth = recording.segments.filter { $0.label != "other" }
-      var exercises: [ExerciseTotal] = []
-      if case .summary(_, let summary, _)? = events.last { exercises = summary }
-      for segment in truth {
-        sets += 1
-        // Found on time: started and ended within a second of the truth.
-        let started = events.contains {
-          guard case .exerciseStarted(let t, let exercise, _) = $0 else { return false }
-          return exercise == segment.label && abs(t - segment.start) <= 1
-        }
-        let ended = events.contains {
-          guard case .exerciseEnded(let t, let exercise, _) = $0 else { return false }
-          return exercise == segment.label && abs(t - segment.end) <= 1
-        }
-        if started && ended { foundOnTime += 1 }
-        if exercises.first(where: { $0.name == segment.label })?.reps == segment.reps {
-          countedExactly += 1
-        }
+  /// The hand-off, whatever the model's quality (that is measured by `make eval`): every
+  /// exercise that starts ends, in order and without overlap; each set's reps are the reps
+  /// reported for it, counted 1, 2, 3…; backfilled reps come out with the start, before any live
+  /// rep; the summary adds up the sets.
+  @Test func aDemoWorkoutIsHandedOffSetBySet() throws {
+    let events = Self.run(Self.frames(Self.demo(seed: 5001)))
+    var open: (exercise: String, since: Double, reps: Int)?
+    var totals: [String: Int] = [:]
+    var live = false
+    for event in events {
+      switch event {
+      case .exerciseStarted(let t, let exercise, _):
+        #expect(open == nil, "\(exercise) started at \(t) inside \(open!.exercise)")
+        open = (exercise, t, 0)
+        live = false
+      case .rep(_, let exercise, let rep, let backfilled):
+        #expect(exercise == open?.exercise)
+        #expect(rep.count == open!.reps + 1)
+        #expect(!(backfilled && live), "a backfilled rep after a live one")
+        live = live || !backfilled
+        open?.reps += 1
+      case .exerciseEnded(let t, let exercise, let reps):
+        #expect(exercise == open?.exercise && reps == open?.reps && t >= open!.since)
+        totals[exercise, default: 0] += reps
+        open = nil
+      default: break
       }
-      let done = Set(truth.map(\.label))
-      phantomReps += exercises.filter { !done.contains($0.name) }.reduce(0) { $0 + $1.reps }
-      backfilled +=
-        events.filter {
-          if case .rep(_, _, _, true) = $0 { return true } else { return false }
-        }.count
     }
+    #expect(open == nil)
+    guard case .summary(_, let exercises, _)? = events.last else {
+      Issue.record("no summary last")
+      return
+    }
+    #expect(Dictionary(uniqueKeysWithValues: exercises.map { ($0.name, $0.reps) }) == totals)
+    #expect(totals.values.reduce(0, +) > 0)
   }
 
-  /// The shipped model is not perfect (Weights/MODEL_CARD.md): over seeds 5001–5020 it found
-  /// 79 of 80 sets with both boundaries within a second of the truth, counted 78 exactly,
-  /// backfilled 50 reps and counted no reps of exercises not in the workout, when this was
-  /// written (the model before it: 73, 74, 56 and 20). The floors sit a little below that, so
-  /// a worse model or a broken hand-off fails.
-  @Test func demoWorkoutsAreFollowedAndCounted() {
-    var card = Scorecard()
-    for seed in UInt64(5001)...5020 {
-      let recording = Self.demo(seed: seed)
-      card.add(recording, Self.run(Self.frames(recording)))
+  /// Three seconds with nobody in view are reported as such, and the person's return too (the
+  /// first window of a stream is mostly empty, so the stream starts with nobody in view).
+  @Test func nobodyInViewIsReported() {
+    var frames = Self.frames(Self.fromTheFront([.rest(seconds: 6), .rest(seconds: 8)], 5003))
+    for index in frames.indices where frames[index].t > 6 && frames[index].t < 10 {
+      frames[index].people = []
     }
-    #expect(card.sets == 80)
-    #expect(card.foundOnTime >= 76, "\(card)")
-    #expect(card.countedExactly >= 75, "\(card)")
-    #expect(card.phantomReps <= 8, "\(card)")
-    // The first reps of a set happen before the classifier is sure: backfill counts them.
-    #expect(card.backfilled >= 45, "\(card)")
-  }
-
-  /// Rests, a walk and three seconds with nobody in view count nothing, for 19 of 20 people seen
-  /// from the front. Measured: one counted (seed 5016: a curl during the first rest, with this
-  /// model and the one before it).
-  @Test func restsWalksAndGapsCountNothing() {
-    var counted: [UInt64] = []
-    for seed in UInt64(5003)..<5023 {
-      var frames = Self.frames(
-        Self.fromTheFront(
-          [.rest(seconds: 6), .other(.walking, seconds: 8), .rest(seconds: 5)], seed))
-      for index in frames.indices where frames[index].t > 10 && frames[index].t < 13 {
-        frames[index].people = []
-      }  // nobody in view
-      let events = Self.run(frames)
-      if events.contains(where: Self.isRep) { counted.append(seed) }
-      #expect(
-        events.contains {
-          if case .presence(_, false) = $0 { return true } else { return false }
-        }, "seed \(seed): the gap was not reported")
+    let presence = Self.run(frames).compactMap { event -> Bool? in
+      if case .presence(_, let present) = event { return present } else { return nil }
     }
-    #expect(counted.count <= 1, "reps in \(counted.count) of 20 recordings, seeds \(counted)")
-  }
-
-  /// Arm swings (forward and back, or circles) look much like alternating front raises or
-  /// curls: over 40 people seen from the front, the runtime counts reps in a few. Measured:
-  /// 8 of 40 with the shipped model (10 with the one before it).
-  @Test func armSwingsRarelyCount() {
-    let counted = (UInt64(5003)..<5043).filter { seed in
-      let plan: [WorkoutPlan.Item] = [
-        .rest(seconds: 4), .other(.armSwings, seconds: 6), .rest(seconds: 4),
-      ]
-      return Self.run(Self.frames(Self.fromTheFront(plan, seed))).contains(where: Self.isRep)
-    }
-    #expect(counted.count <= 10, "reps in \(counted.count) of 40 recordings, seeds \(counted)")
+    #expect(presence == [false, true, false, true])
   }
 
   static func fromTheFront(_ items: [WorkoutPlan.Item], _ seed: UInt64) -> Recording {

@@ -1,5 +1,5 @@
-/// The labels of DESIGN §5: twelve exercises, each with a rep engine, and `other` for anything
-/// else (standing, walking, resting, sports). A weights file carries its own list, so a
+/// The labels of README, "Labels": twelve exercises, each with a rep engine, and `other` for
+/// anything else (standing, walking, resting, sports). A weights file carries its own list, so a
 /// user-trained model may have others.
 public enum Labels {
   public static let exercises = [

@@ -95,12 +95,14 @@ public struct NetworkConfig: Codable, Equatable, Sendable {
     for (index, layer) in convolutions.enumerated() {
       if layer.kernel < 1 || layer.dilation < 1 || layer.channels < 1 {
         return
-          "convolution \(index) has kernel \(layer.kernel), dilation \(layer.dilation), channels \(layer.channels); each must be at least 1"
+          "convolution \(index) has kernel \(layer.kernel), dilation \(layer.dilation), "
+          + "channels \(layer.channels); each must be at least 1"
       }
     }
     if pooledFrames < 1 {
       return
-        "the convolutions reach \(receptiveField - 1) frames back, which leaves no columns in a window of \(window)"
+        "the convolutions reach \(receptiveField - 1) frames back, which leaves no columns in "
+        + "a window of \(window)"
     }
     return nil
   }

@@ -78,22 +78,23 @@ public final class Classifier: @unchecked Sendable {
     into probabilities: UnsafeMutableBufferPointer<Float>,
     workspace: Workspace
   ) {
-    let T = config.window
-    let F = config.inputFeatures
-    let K = config.classes
+    let frames = config.window
+    let features = config.inputFeatures
+    let classes = config.classes
     precondition(batch >= 1, "batch \(batch) is empty")
     precondition(
-      windows.count == batch * T * F,
-      "windows hold \(windows.count) floats, expected B·T·F = \(batch * T * F)")
+      windows.count == batch * frames * features,
+      "windows hold \(windows.count) floats, expected B·T·F = \(batch * frames * features)"
+    )
     precondition(
-      probabilities.count == batch * K,
-      "probabilities hold \(probabilities.count) floats, expected B·K = \(batch * K)")
+      probabilities.count == batch * classes,
+      "probabilities hold \(probabilities.count) floats, expected B·K = \(batch * classes)")
     var first = 0
     while first < batch {
       let count = min(workspace.tile, batch - first)
       predictTile(
-        windows.baseAddress! + first * T * F, count: count,
-        into: probabilities.baseAddress! + first * K, workspace: workspace)
+        windows.baseAddress! + first * frames * features, count: count,
+        into: probabilities.baseAddress! + first * classes, workspace: workspace)
       first += count
     }
   }
@@ -104,11 +105,12 @@ public final class Classifier: @unchecked Sendable {
     into probabilities: UnsafeMutablePointer<Float>,
     workspace: Workspace
   ) {
-    let T = config.window
-    let F = config.inputFeatures
+    let frames = config.window
+    let features = config.inputFeatures
     let input = workspace.activations[0]
-    input.update(from: windows, count: batch * T * F)
-    var current = SequenceBatch(base: input, batch: batch, frames: T, channels: F, windowStride: T)
+    input.update(from: windows, count: batch * frames * features)
+    var current = SequenceBatch(
+      base: input, batch: batch, frames: frames, channels: features, windowStride: frames)
     for (index, layer) in config.convolutions.enumerated() {
       let frames = config.outputFrames(of: index)
       let stride = workspace.strategy == .im2col ? frames : current.windowStride
@@ -211,11 +213,11 @@ public final class Workspace {
     self.tile = tile
     let capacity = tile
     self.strategy = strategy
-    let T = config.window
-    var sizes = [capacity * T * config.inputFeatures]
+    let frames = config.window
+    var sizes = [capacity * frames * config.inputFeatures]
     var columnSize = 0
     for (index, layer) in config.convolutions.enumerated() {
-      sizes.append(capacity * T * layer.channels)
+      sizes.append(capacity * frames * layer.channels)
       columnSize = max(
         columnSize,
         capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index),

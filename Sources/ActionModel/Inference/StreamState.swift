@@ -105,13 +105,13 @@ public final class StreamState {
 
   /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM.
   private func catchUp() {
-    let M = pendingFrames
-    guard M > 0 else { return }
+    let pending = pendingFrames
+    guard pending > 0 else { return }
     let config = classifier.config
     for (index, layer) in config.convolutions.enumerated() {
       let input = histories[index]
       let output = histories[index + 1]
-      let span = M + layer.reach
+      let span = pending + layer.reach
       TemporalConvolution.forwardShifted(
         input: SequenceBatch(
           base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
@@ -119,9 +119,9 @@ public final class StreamState {
         weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
         kernel: layer.kernel, dilation: layer.dilation,
         output: SequenceBatch(
-          base: output.buffer + output.filled * output.channels, batch: 1, frames: M,
+          base: output.buffer + output.filled * output.channels, batch: 1, frames: pending,
           channels: output.channels, windowStride: span))
-      output.filled += M
+      output.filled += pending
       input.compact()
     }
     histories[histories.count - 1].compact()

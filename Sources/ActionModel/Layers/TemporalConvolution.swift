@@ -15,8 +15,8 @@ struct SequenceBatch {
 
 /// How a convolution turns into GEMM work. Both give the same numbers (to float rounding).
 ///
-/// Measured with `spotter-bench` (release, 1 OpenBLAS thread, the standard network, this
-/// project's 2-core Cooper Lake machine, sgemm peak 100 GFLOP/s): see `ConvolutionStrategy.default`.
+/// Measured with `spotter-bench` (release, 1 OpenBLAS thread, the standard network, a 2-core
+/// Cooper Lake machine, sgemm peak 100 GFLOP/s): see `ConvolutionStrategy.default`.
 public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// k GEMMs per layer over the whole batch, each reading the input shifted by j·d rows. No
   /// copies, but K = C_in per GEMM, and rows between windows are computed and thrown away.

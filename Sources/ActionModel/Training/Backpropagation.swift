@@ -10,8 +10,8 @@ import Linalg
 /// backward pass itself: every layer a plain forward/backward pair, the matrix work in BLAS.
 ///
 /// Convolutions run as im2col + one GEMM over the batch, so each backward step is two GEMMs:
-/// dW = Xcolᵀ · dY and dXcol = dY · Wᵀ, then dXcol is scattered back (col2im). Shapes: B batch,
-/// T frames, F features, C channels, k taps, K classes. Buffers are allocated once, for
+/// dW = Xcolᵀ · dY and dXcol = dY · Wᵀ, then dXcol is scattered back (col2im). Shapes: B
+/// batch, T frames, F features, C channels, k taps, K classes. Buffers are allocated once, for
 /// `capacity` windows.
 public final class TrainingGraph {
   public let config: NetworkConfig
@@ -76,16 +76,16 @@ public final class TrainingGraph {
     parameters.values.withUnsafeBufferPointer {
       forward(windows, batch: batch, values: $0.baseAddress!, parameters: parameters)
     }
-    let K = config.classes
+    let classes = config.classes
     var loss = 0.0
     var correct = 0
     // Softmax cross-entropy: dLogits = (p − onehot) / B.
     for (b, label) in labels.enumerated() {
-      let row = b * K
+      let row = b * classes
       loss -= Double(logf(max(probabilities[row + label], 1e-12)))
-      for k in 0..<K { dLogits[row + k] = probabilities[row + k] / Float(batch) }
+      for k in 0..<classes { dLogits[row + k] = probabilities[row + k] / Float(batch) }
       dLogits[row + label] -= 1 / Float(batch)
-      if UnsafeBufferPointer(start: probabilities + row, count: K).indexOfLargest == label {
+      if UnsafeBufferPointer(start: probabilities + row, count: classes).indexOfLargest == label {
         correct += 1
       }
     }
@@ -143,52 +143,57 @@ public final class TrainingGraph {
       channels = layer.channels
     }
     // Average pooling over time (B, T, C) → (B, C), the linear layer, softmax.
-    let C = config.pooledChannels
-    let T = config.pooledFrames
+    let pooledChannels = config.pooledChannels
+    let pooledFrames = config.pooledFrames
     for b in 0..<batch {
-      for c in 0..<C {
+      for c in 0..<pooledChannels {
         var sum: Float = 0
-        for t in 0..<T { sum += previous[(b * T + t) * C + c] }
-        pooled[b * C + c] = sum / Float(T)
+        for t in 0..<pooledFrames {
+          sum += previous[(b * pooledFrames + t) * pooledChannels + c]
+        }
+        pooled[b * pooledChannels + c] = sum / Float(pooledFrames)
       }
     }
-    let K = config.classes
+    let classes = config.classes
     let weight = values + parameters.layout.linear.weight.lowerBound
     let bias = values + parameters.layout.linear.bias.lowerBound
-    for b in 0..<batch { (probabilities + b * K).update(from: bias, count: K) }
+    for b in 0..<batch { (probabilities + b * classes).update(from: bias, count: classes) }
     BLAS.gemm(
-      MatrixView(UnsafePointer(pooled), rows: batch, columns: C),
-      MatrixView(weight, rows: C, columns: K),
-      into: MutableMatrixView(probabilities, rows: batch, columns: K), beta: 1)
-    Head.softmax(probabilities, batch: batch, classes: K)
+      MatrixView(UnsafePointer(pooled), rows: batch, columns: pooledChannels),
+      MatrixView(weight, rows: pooledChannels, columns: classes),
+      into: MutableMatrixView(probabilities, rows: batch, columns: classes), beta: 1)
+    Head.softmax(probabilities, batch: batch, classes: classes)
   }
 
   private func backward(
     batch: Int, values: UnsafePointer<Float>, grads: UnsafeMutablePointer<Float>,
     parameters: Parameters
   ) {
-    let K = config.classes
-    let C = config.pooledChannels
+    let classes = config.classes
+    let channels = config.pooledChannels
     let layers = config.convolutions.count
     // Linear: dW (C, K) += pooledᵀ · dLogits; db += Σ_b dLogits; dPooled = dLogits · Wᵀ.
     let weight = values + parameters.layout.linear.weight.lowerBound
     BLAS.gemm(
-      MatrixView(UnsafePointer(pooled), rows: batch, columns: C), transposeA: true,
-      MatrixView(UnsafePointer(dLogits), rows: batch, columns: K),
+      MatrixView(UnsafePointer(pooled), rows: batch, columns: channels), transposeA: true,
+      MatrixView(UnsafePointer(dLogits), rows: batch, columns: classes),
       into: MutableMatrixView(
-        grads + parameters.layout.linear.weight.lowerBound, rows: C, columns: K),
+        grads + parameters.layout.linear.weight.lowerBound, rows: channels, columns: classes),
       beta: 1)
     let dBias = grads + parameters.layout.linear.bias.lowerBound
-    for b in 0..<batch { for k in 0..<K { dBias[k] += dLogits[b * K + k] } }
+    for b in 0..<batch { for k in 0..<classes { dBias[k] += dLogits[b * classes + k] } }
     BLAS.gemm(
-      MatrixView(UnsafePointer(dLogits), rows: batch, columns: K),
-      MatrixView(weight, rows: C, columns: K), transposeB: true,
-      into: MutableMatrixView(dPooled, rows: batch, columns: C))
+      MatrixView(UnsafePointer(dLogits), rows: batch, columns: classes),
+      MatrixView(weight, rows: channels, columns: classes), transposeB: true,
+      into: MutableMatrixView(dPooled, rows: batch, columns: channels))
     // Pooling: each of the last layer's T_out columns gets dPooled / T_out.
-    let T = config.pooledFrames
+    let frames = config.pooledFrames
     for b in 0..<batch {
-      for t in 0..<T {
-        for c in 0..<C { dOutputs[layers - 1][(b * T + t) * C + c] = dPooled[b * C + c] / Float(T) }
+      for t in 0..<frames {
+        for c in 0..<channels {
+          dOutputs[layers - 1][(b * frames + t) * channels + c] =
+            dPooled[b * channels + c] / Float(frames)
+        }
       }
     }
     for index in stride(from: layers - 1, through: 0, by: -1) {

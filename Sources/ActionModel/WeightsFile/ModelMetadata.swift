@@ -53,11 +53,13 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
     if Set(labels).count != labels.count { return "labels repeat: \(labels)" }
     if architecture.inputFeatures != features.featuresPerFrame {
       return
-        "the architecture takes \(architecture.inputFeatures) features a frame; feature spec version \(features.version) makes \(features.featuresPerFrame)"
+        "the architecture takes \(architecture.inputFeatures) features a frame; feature spec "
+        + "version \(features.version) makes \(features.featuresPerFrame)"
     }
     if features.version != FeatureSpec().version {
       return
-        "feature spec version \(features.version); this build computes version \(FeatureSpec().version)"
+        "feature spec version \(features.version); this build computes version "
+        + "\(FeatureSpec().version)"
     }
     if !(fps > 0 && fps.isFinite) { return "fps is \(fps); expected a number above 0" }
     return nil

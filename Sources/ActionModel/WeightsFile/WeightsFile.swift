@@ -99,7 +99,8 @@ public enum WeightsFile {
       throw WeightsFileError(
         file: reader.file,
         message:
-          "magic is \(describe(foundMagic)), expected \(describe(magic)): this is not a Spotter weights file"
+          "magic is \(describe(foundMagic)), expected \(describe(magic)): this is not a "
+          + "Spotter weights file"
       )
     }
     let foundVersion = try reader.u32(what: "the format version")
@@ -154,7 +155,8 @@ public enum WeightsFile {
       throw WeightsFileError(
         file: reader.file,
         message:
-          "checksum is \(hex(storedChecksum)) but the contents give \(hex(computed)): the file is corrupt"
+          "checksum is \(hex(storedChecksum)) but the contents give \(hex(computed)): the "
+          + "file is corrupt"
       )
     }
   }
@@ -183,7 +185,8 @@ public enum WeightsFile {
       throw WeightsFileError(
         file: file,
         message:
-          "unknown tensor '\(tensor.name)'; the architecture has \(expected.map(\.spec.name).joined(separator: ", "))"
+          "unknown tensor '\(tensor.name)'; the architecture has "
+          + "\(expected.map(\.spec.name).joined(separator: ", "))"
       )
     }
     for (spec, range) in expected {
@@ -236,11 +239,12 @@ public enum WeightsFile {
   private static func describe(_ error: Error) -> String {
     switch error {
     case DecodingError.keyNotFound(let key, let context):
-      return
-        "no \"\((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))\""
+      let field = (context.codingPath.map(\.stringValue) + [key.stringValue])
+      return "no \"\(field.joined(separator: "."))\""
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
       return
-        "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": \(context.debugDescription)"
+        "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": "
+        + "\(context.debugDescription)"
     case DecodingError.dataCorrupted(let context):
       return context.debugDescription
     default:
@@ -263,7 +267,8 @@ private struct ByteReader {
       throw WeightsFileError(
         file: file,
         message:
-          "the file is truncated: it ends at byte \(bytes.count) while reading \(what) (needs \(count) bytes from byte \(position))"
+          "the file is truncated: it ends at byte \(bytes.count) while reading \(what) (needs "
+          + "\(count) bytes from byte \(position))"
       )
     }
     defer { position += count }

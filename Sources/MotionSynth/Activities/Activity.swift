@@ -1,6 +1,6 @@
 /// Something a synthetic person does for a while: an exercise set, a rest, a walk.
 public protocol Activity: Sendable {
-  /// The ground-truth label (DESIGN §5): an exercise, or `other`.
+  /// The ground-truth label (README, "Labels"): an exercise, or `other`.
   var label: String { get }
   /// Seconds.
   var duration: Double { get }

@@ -104,8 +104,9 @@ extension ExerciseMotion {
     let grip = 8 + 18 * style.width
     for arm in [0, 1] {
       let pull = d * (arm == 0 ? lead(1) : 2 - lead(1))
+      // At the top: elbows down by the ribs, chin over the bar.
       let upper = Articulation.Limb(
-        flexion: 8 * pull + w(arm), abduction: 180 - grip - (125 - grip) * pull)  // top: elbows down by the ribs, chin over the bar
+        flexion: 8 * pull + w(arm), abduction: 180 - grip - (125 - grip) * pull)
       let fore = Articulation.Limb(flexion: 5, abduction: 180 - grip * (1 - pull) - 5 * pull)
       a.setArm(arm == 0 ? .left : .right, upper: upper, fore: fore)
     }

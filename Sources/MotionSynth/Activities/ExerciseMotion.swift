@@ -17,7 +17,7 @@ public enum ExerciseMotion: String, CaseIterable, Sendable {
   case kneeRaise = "knee_raise"
   case sideTilt = "side_tilt"
 
-  /// The label (DESIGN §5).
+  /// The label (README, "Labels").
   public var label: String { rawValue }
 
   /// Mean seconds per rep: people's tempo spans 0.5–3 s, and each exercise its own part of it.

@@ -134,9 +134,13 @@ extension Articulation {
   public typealias Arm = (upper: Limb, fore: Limb)
 
   /// Hands resting on the hips.
-  static let handsOnHips: Arm = (Limb(flexion: -15, abduction: 35), Limb(flexion: 20, abduction: -35))
+  static let handsOnHips: Arm = (
+    Limb(flexion: -15, abduction: 35), Limb(flexion: 20, abduction: -35)
+  )
   /// Arms crossed on the chest.
-  static let armsCrossed: Arm = (Limb(flexion: 35, abduction: 15), Limb(flexion: 90, abduction: -70))
+  static let armsCrossed: Arm = (
+    Limb(flexion: 35, abduction: 15), Limb(flexion: 90, abduction: -70)
+  )
   /// Hands behind the head, elbows out.
   static let handsBehindHead: Arm = (
     Limb(flexion: 150, abduction: 60), Limb(flexion: 200, abduction: -60)

@@ -75,7 +75,8 @@ public struct DetectorModel: Sendable {
         if generator.unit() < model.jointDropout { continue }
         let x = point.x + scale * model.jitter * wobble * generator.normal()
         let y = point.y + scale * model.jitter * wobble * generator.normal()
-        guard x >= 0, y >= 0, x < camera.width, y < camera.height else { continue }  // out of the picture
+        // Out of the picture: not detected.
+        guard x >= 0, y >= 0, x < camera.width, y < camera.height else { continue }
         projected[joint.rawValue] = (x, y)
         pose[joint] = Joint(x: Float(x), y: Float(y), confidence: Float(confidence))
       }
@@ -114,7 +115,8 @@ public struct DetectorModel: Sendable {
           (.leftShoulder, .leftElbow), (.leftElbow, .leftWrist), (.leftHip, .leftKnee),
           (.leftKnee, .leftAnkle),
         ]
-      let width = 0.06 * scale  // a limb's half-width, as a share of the person's height in the picture
+      // A limb's half-width, as a share of the person's height in the picture.
+      let width = 0.06 * scale
       for joint in CanonicalJoint.allCases where side(of: joint) == farSide {
         guard let point = projected[joint.rawValue],
           camera.depth(of: world[joint.rawValue]) > centreDepth

@@ -85,7 +85,8 @@ public struct WorkoutPlan: Sendable, Equatable {
           + OtherActivity.Kind.allCases.map(\.rawValue)
         throw WorkoutPlanError(
           message:
-            "item \(index + 1): unknown activity '\(name)'; expected one of \(names.joined(separator: ", "))"
+            "item \(index + 1): unknown activity '\(name)'; expected one of "
+            + "\(names.joined(separator: ", "))"
         )
       }
     }

@@ -9,7 +9,7 @@
 /// ```swift
 /// var presence = FixedRing(capacity: 60, repeating: false)
 /// if presence.append(true) == true { … }     // the value that fell out, if the ring was full
-/// presence[age: 0]                            // the newest; presence[age: presence.count - 1] the oldest
+/// presence[age: 0]                            // the newest; presence.first is the oldest
 /// ```
 ///
 /// Implementation: one array of `capacity` elements, made at `init` and never resized; a value
@@ -47,8 +47,6 @@ public struct FixedRing<Element> {
   /// How many values are held (at most `capacity`).
   @inlinable
   public var count: Int { filled }
-  @inlinable
-  public var isEmpty: Bool { count == 0 }
   @inlinable
   public var isFull: Bool { count == capacity }
 
@@ -88,11 +86,6 @@ public struct FixedRing<Element> {
     set { storage[slot(age: age)] = newValue }
   }
 
-  @inlinable
-  public var newest: Element? { count == 0 ? nil : self[age: 0] }
-  @inlinable
-  public var oldest: Element? { count == 0 ? nil : self[age: count - 1] }
-
   /// Forgets the oldest value (a trail that keeps only the recent past).
   @inlinable
   public mutating func removeOldest() {
@@ -104,20 +97,17 @@ public struct FixedRing<Element> {
   @inlinable
   public mutating func removeAll() { filled = 0 }
 
-  /// The oldest value that satisfies `predicate`.
-  @inlinable
-  public func firstFromOldest(where predicate: (Element) throws -> Bool) rethrows -> Element? {
-    for age in stride(from: count - 1, through: 0, by: -1) where try predicate(self[age: age]) {
-      return self[age: age]
-    }
-    return nil
-  }
+}
 
-  /// Calls `body` with each value, oldest first.
+/// The values oldest first: `ring.first` is the oldest, `ring.last` the newest, and `for value
+/// in ring` walks from one to the other without allocating.
+extension FixedRing: RandomAccessCollection {
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { filled }
+
+  /// The value at `position` from the oldest (0) to the newest (`count - 1`).
   @inlinable
-  public func forEach(_ body: (Element) throws -> Void) rethrows {
-    for age in stride(from: count - 1, through: 0, by: -1) { try body(self[age: age]) }
-  }
+  public subscript(position: Int) -> Element { self[age: filled - 1 - position] }
 }
 
 extension FixedRing: Sendable where Element: Sendable {}

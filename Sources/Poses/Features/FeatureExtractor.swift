@@ -1,5 +1,5 @@
 /// Computes one frame's features when the frame arrives, from that frame and a running median
-/// of the body size over the recent past (DESIGN §6).
+/// of the body size over the recent past (README, "How it works").
 ///
 /// Features are causal and final: a frame's features never change afterwards, which is what
 /// lets the streaming network cache activations and equal the window forward pass. The trainer
@@ -34,17 +34,17 @@ public struct FeatureExtractor: Sendable {
     let scale = size.update(with: pose)
     let (cx, cy) = Self.centre(pose, threshold: threshold)
     let inverse = scale > 0 ? 1 / scale : 1
-    let J = CanonicalJoint.count
-    for j in 0..<J {
+    let jointCount = CanonicalJoint.count
+    for j in 0..<jointCount {
       let joint = pose.joints[j]
       if joint.confidence > threshold {
         out[j] = (joint.x - cx) * inverse
-        out[J + j] = (joint.y - cy) * inverse
-        out[2 * J + j] = 1
+        out[jointCount + j] = (joint.y - cy) * inverse
+        out[2 * jointCount + j] = 1
       } else {
         out[j] = 0
-        out[J + j] = 0
-        out[2 * J + j] = 0
+        out[jointCount + j] = 0
+        out[2 * jointCount + j] = 0
       }
     }
   }

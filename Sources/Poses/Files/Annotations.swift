@@ -52,12 +52,12 @@ public enum Annotations {
       entries = try JSONDecoder().decode([Annotation].self, from: data)
     } catch let DecodingError.keyNotFound(key, context) {
       throw PoseFileError(
-        file: path, message: "\(where_(context.codingPath)) has no \"\(key.stringValue)\"")
+        file: path, message: "\(place(context.codingPath)) has no \"\(key.stringValue)\"")
     } catch let DecodingError.typeMismatch(type, context) {
-      throw PoseFileError(file: path, message: "\(where_(context.codingPath)) is not a \(type)")
+      throw PoseFileError(file: path, message: "\(place(context.codingPath)) is not a \(type)")
     } catch let DecodingError.valueNotFound(type, context) {
       throw PoseFileError(
-        file: path, message: "\(where_(context.codingPath)) is null; expected a \(type)")
+        file: path, message: "\(place(context.codingPath)) is null; expected a \(type)")
     } catch {
       throw PoseFileError(
         file: path, message: "not a JSON array of annotations: \(error.localizedDescription)")
@@ -99,7 +99,7 @@ public enum Annotations {
     }
   }
 
-  private static func where_(_ path: [any CodingKey]) -> String {
+  private static func place(_ path: [any CodingKey]) -> String {
     guard let first = path.first?.intValue else { return "the file" }
     let field = path.dropFirst().map(\.stringValue).joined(separator: ".")
     return field.isEmpty ? "entry \(first)" : "entry \(first) field \"\(field)\""

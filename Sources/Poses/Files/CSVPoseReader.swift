@@ -5,10 +5,10 @@
 /// t,nose_x,nose_y,nose_c,left_eye_x,left_eye_y,left_eye_c,...
 /// 0.0,312.5,104.2,0.98,318.0,99.1,0.95,...
 /// ```
-/// Both leading lines are optional. The `#` line is a pose-file header (DESIGN §4). Without
-/// it, the layout is the one whose joint names the column row spells (`<joint>_x`, `_y`, `_c`),
-/// or else the one with (columns − 1) / 3 joints. An empty `t` is index / fps; an empty joint
-/// (x, y and c all empty) is missing; an empty c alone means confidence 1.
+/// Both leading lines are optional. The `#` line is a pose-file header (README, "Pose files").
+/// Without it, the layout is the one whose joint names the column row spells (`<joint>_x`, `_y`,
+/// `_c`), or else the one with (columns − 1) / 3 joints. An empty `t` is index / fps; an empty
+/// joint (x, y and c all empty) is missing; an empty c alone means confidence 1.
 public final class CSVPoseReader: PoseSource {
   public let header: PoseFileHeader
   public let name: String
@@ -70,7 +70,8 @@ public final class CSVPoseReader: PoseSource {
         throw PoseFileError(
           file: name, line: columnNames == nil ? firstRow?.line : 1,
           message:
-            "cannot tell the layout from \(count) columns; expected \(options.joined(separator: ", ")), or a '# {header}' line"
+            "cannot tell the layout from \(count) columns; expected "
+            + "\(options.joined(separator: ", ")), or a '# {header}' line"
         )
       }
       layout = inferred
@@ -81,7 +82,9 @@ public final class CSVPoseReader: PoseSource {
       throw PoseFileError(
         file: name,
         message:
-          "the column row has \(columnNames.count) columns; \(layout.rawValue) needs \(1 + 3 * layout.jointCount) (t, then x, y, c for each of its \(layout.jointCount) joints)"
+          "the column row has \(columnNames.count) columns; \(layout.rawValue) needs "
+          + "\(1 + 3 * layout.jointCount) (t, then x, y, c for each of its \(layout.jointCount) "
+          + "joints)"
       )
     }
     self.header = resolved
@@ -117,7 +120,8 @@ public final class CSVPoseReader: PoseSource {
           PoseFileError(
             file: name, line: lines.lineNumber,
             message:
-              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was skipped"
+              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
+              + "was skipped"
           ))
       case .text(let text):
         if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) || text.first == UInt8(ascii: "#") {
@@ -163,7 +167,8 @@ public final class CSVPoseReader: PoseSource {
       throw FrameLineError(
         column: 1,
         message:
-          "row has \(fields) columns; expected \(expected) (t, then x, y, c for each of the \(layout.jointCount) \(layout.rawValue) joints)"
+          "row has \(fields) columns; expected \(expected) (t, then x, y, c for each of the "
+          + "\(layout.jointCount) \(layout.rawValue) joints)"
       )
     }
     var scanner = ByteScanner(bytes: text)

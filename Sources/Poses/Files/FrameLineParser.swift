@@ -126,7 +126,7 @@ struct FrameLineParser {
   private func person(_ scanner: inout ByteScanner, index: Int?, into joints: inout [Float])
     throws(FrameLineError)
   {
-    let J = jointNames.count
+    let jointCount = jointNames.count
     var who: String { index.map { "person \($0)" } ?? "pose" }
     let arrayColumn = scanner.position + 1
     try scanner.expect(UInt8(ascii: "["), "\(who) to be an array of joints")
@@ -137,7 +137,7 @@ struct FrameLineParser {
     } else {
       while true {
         scanner.skipSpace()
-        if count < J {
+        if count < jointCount {
           try joint(&scanner, index: count, into: &joints)
         } else {
           try scanner.skipValue(depth: 0)
@@ -152,9 +152,9 @@ struct FrameLineParser {
         break
       }
     }
-    guard count == J else {
+    guard count == jointCount else {
       throw FrameLineError(
-        column: arrayColumn, message: "\(who) has \(count) joints; the layout has \(J)")
+        column: arrayColumn, message: "\(who) has \(count) joints; the layout has \(jointCount)")
     }
   }
 

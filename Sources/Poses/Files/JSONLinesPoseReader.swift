@@ -1,5 +1,5 @@
-/// Reads the JSON Lines pose format of DESIGN §4 as a stream: a header line, then one frame per
-/// line. A bad frame line is reported and skipped; a bad header stops the file.
+/// Reads the JSON Lines pose format (README, "Pose files") as a stream: a header line, then one
+/// frame per line. A bad frame line is reported and skipped; a bad header stops the file.
 public final class JSONLinesPoseReader: PoseSource {
   public let header: PoseFileHeader
   public let name: String
@@ -50,7 +50,8 @@ public final class JSONLinesPoseReader: PoseSource {
           PoseFileError(
             file: name, line: number,
             message:
-              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was skipped"
+              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
+              + "was skipped"
           ))
       case .text(let text):
         if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are no frames

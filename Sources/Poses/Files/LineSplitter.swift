@@ -71,7 +71,8 @@ public final class LineSplitter {
   @discardableResult
   public func fill(_ read: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
     makeRoom()
-    let free = UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[end...])
+    let free = UnsafeMutableRawBufferPointer(
+      rebasing: UnsafeMutableRawBufferPointer(buffer)[end...])
     let count = try read(free)
     if count > 0 { end += count }
     return count

@@ -69,14 +69,16 @@ public final class OpenPoseFolderReader: PoseSource {
     guard let people = object["people"] as? [[String: Any]] else {
       return bad("no \"people\" array of objects")
     }
-    let J = header.layout.jointCount
+    let jointCount = header.layout.jointCount
     for (number, person) in people.enumerated() {
       guard let values = person["pose_keypoints_2d"] as? [Double] else {
         return bad("person \(number) has no \"pose_keypoints_2d\" array of numbers")
       }
-      guard values.count == 3 * J else {
+      guard values.count == 3 * jointCount else {
         return bad(
-          "person \(number) has \(values.count) values in \"pose_keypoints_2d\"; \(header.layout.rawValue) needs \(3 * J) (x, y, c for \(J) joints)"
+          "person \(number) has \(values.count) values in \"pose_keypoints_2d\"; "
+            + "\(header.layout.rawValue) needs \(3 * jointCount) (x, y, c for \(jointCount) "
+            + "joints)"
         )
       }
       if let wrong = values.firstIndex(where: { !$0.isFinite }) {
@@ -87,7 +89,8 @@ public final class OpenPoseFolderReader: PoseSource {
       // OpenPose writes 0, 0, 0 for a joint it did not find: confidence 0 is already missing.
       if let negative = stride(from: 2, to: raw.count, by: 3).first(where: { raw[$0] < 0 }) {
         return bad(
-          "person \(number): confidence of joint \(negative / 3) is \(raw[negative]); it must be 0 or more"
+          "person \(number): confidence of joint \(negative / 3) is \(raw[negative]); it must "
+            + "be 0 or more"
         )
       }
       let pose = raw.withUnsafeBufferPointer {

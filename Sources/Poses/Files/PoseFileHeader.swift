@@ -1,7 +1,7 @@
 import Foundation
 
-/// The first line of a pose file (DESIGN §4):
-/// `{"spotter":"poses","version":1,"layout":"coco17","units":"pixels","origin":"top-left","fps":30}`
+/// The first line of a pose file (README, "Pose files"):
+/// `{"spotter":"poses","version":1,"layout":"coco17","units":"pixels","fps":30}` (and `origin`)
 /// with optional `image` {width, height}, `mirrored` and `source`. Other keys are kept, as JSON
 /// text, and written back out.
 public struct PoseFileHeader: Equatable, Sendable {
@@ -61,7 +61,8 @@ public struct PoseFileHeader: Equatable, Sendable {
     if let version = object["version"] {
       guard version as? Int == Self.currentVersion else {
         throw fail(
-          "the header's version is \(Self.describe(version)); this reader knows version \(Self.currentVersion)"
+          "the header's version is \(Self.describe(version)); this reader knows version "
+            + "\(Self.currentVersion)"
         )
       }
     }
@@ -97,7 +98,8 @@ public struct PoseFileHeader: Equatable, Sendable {
         let height = image["height"] as? Double, width > 0, height > 0
       else {
         throw fail(
-          "\"image\" is \(Self.describe(value)); expected {\"width\": W, \"height\": H} with W, H > 0"
+          "\"image\" is \(Self.describe(value)); expected {\"width\": W, \"height\": H} with "
+            + "W, H > 0"
         )
       }
       space.imageWidth = Float(width)
@@ -141,7 +143,8 @@ public struct PoseFileHeader: Equatable, Sendable {
   }
 
   public static let example =
-    "{\"spotter\":\"poses\",\"version\":1,\"layout\":\"coco17\",\"units\":\"pixels\",\"origin\":\"top-left\",\"fps\":30}"
+    #"{"spotter":"poses","version":1,"layout":"coco17","units":"pixels","#
+    + #""origin":"top-left","fps":30}"#
 
   /// A value as JSON text, for messages and for keeping unknown keys.
   static func describe(_ value: Any) -> String {

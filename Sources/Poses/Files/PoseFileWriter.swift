@@ -3,7 +3,7 @@ import Foundation
 /// Writes canonical poses out in any format Spotter reads, in any layout: the inverse of the
 /// readers, so that a written file reads back to the same poses.
 public enum PoseFileFormat: String, CaseIterable, Sendable {
-  /// JSON Lines (DESIGN §4): a header line, then one frame per line.
+  /// JSON Lines (README, "Pose files"): a header line, then one frame per line.
   case jsonl
   /// CSV: a `# {header}` line, a column row, then one person per row.
   case csv

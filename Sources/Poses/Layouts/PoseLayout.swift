@@ -1,4 +1,4 @@
-/// A detector's joint order, mapped onto the canonical joints (DESIGN §3).
+/// A detector's joint order, mapped onto the canonical joints (README, "How a frame flows").
 ///
 /// Reading, a canonical joint the layout lacks is missing, except `neck`, which is derived
 /// from the shoulders when the layout has no neck or the detector missed it. Writing, a layout

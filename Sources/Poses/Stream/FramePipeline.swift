@@ -1,4 +1,3 @@
-
 /// The front of every stream: follow one person, resample to a steady frame rate.
 ///
 /// Takes decoded frames (any number of people, irregular times) and hands on one pose per tick

@@ -87,7 +87,9 @@ extension ExerciseDefinition {
       throw DefinitionProblem(
         "max_rep_seconds", "must be above min_rep_seconds and at most 120 seconds, got \(seconds)")
     }
-    if let anchors { try named("anchors") { () throws(DefinitionProblem) in try anchors.validate() } }
+    if let anchors {
+      try named("anchors") { () throws(DefinitionProblem) in try anchors.validate() }
+    }
     if let partial, partial.minRange <= 0 {
       throw DefinitionProblem("partial.min_range", "must be above 0, got \(partial.minRange)")
     }
@@ -129,7 +131,8 @@ func named(
   do {
     try check()
   } catch {
-    throw DefinitionProblem(error.field.isEmpty ? parent : parent + "." + error.field, error.message)
+    throw DefinitionProblem(
+      error.field.isEmpty ? parent : parent + "." + error.field, error.message)
   }
 }
 
@@ -159,7 +162,8 @@ extension ExerciseDefinition.SignalCounting {
     {
       throw DefinitionProblem(
         "partial.min_range",
-        "must be below thresholds.min_range (\(thresholds.minRange!)) and min_range_learned, got \(partial.minRange)"
+        "must be below thresholds.min_range (\(thresholds.minRange!)) and min_range_learned, "
+          + "got \(partial.minRange)"
       )
     }
   }
@@ -214,7 +218,9 @@ extension ExerciseDefinition.StagedCounting {
       throw DefinitionProblem(
         "cooldown_seconds", "must be in 0..<30 seconds, got \(cooldownSeconds)")
     }
-    if let measure { try named("measure") { () throws(DefinitionProblem) in try measure.validate() } }
+    if let measure {
+      try named("measure") { () throws(DefinitionProblem) in try measure.validate() }
+    }
     if let smoothing, !(smoothing > 0 && smoothing <= 1) {
       throw DefinitionProblem("smoothing", "must be in (0, 1], got \(smoothing)")
     }
@@ -264,7 +270,8 @@ extension ExerciseDefinition.Requirement {
       if JointReference(name: name)!.isSided {
         throw DefinitionProblem(
           "",
-          "\"\(name)\" has no side; stages name left_ or right_ joints (or a _centre), and OR the two sides as alternatives"
+          "\"\(name)\" has no side; stages name left_ or right_ joints (or a _centre), and OR "
+            + "the two sides as alternatives"
         )
       }
     }

@@ -1,8 +1,9 @@
-/// What makes an exercise that exercise, for counting: data, not code (DESIGN §9).
+/// What makes an exercise that exercise, for counting: data, not code
+/// (Sources/RepCounting/README.md).
 ///
-/// Definitions are JSON files, documented with a full example in `RepCounting/README.md`.
-/// Every file is checked on load (`ExerciseDefinition.validate`), and errors name the file, the
-/// field and what is allowed.
+/// Definitions are JSON files, documented with a full example in `RepCounting/README.md`. Every
+/// file is checked on load (`ExerciseDefinition.validate`), and errors name the file, the field and
+/// what is allowed.
 public struct ExerciseDefinition: Codable, Equatable, Sendable {
   /// Unique name, e.g. `squat` or `front_push_up`.
   public var name: String

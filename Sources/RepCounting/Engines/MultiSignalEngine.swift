@@ -1,19 +1,19 @@
 import Poses
 
-/// Counts one exercise with several signals at once: the definition's own and its
-/// `alternatives` (DESIGN §9), for movements that no one signal sees from every camera.
+/// Counts one exercise with several signals at once: the definition's own and its `alternatives`
+/// (Sources/RepCounting/README.md), for movements that no one signal sees from every camera.
 ///
 /// A knee raised towards a camera in front barely changes its height in the picture, and the
-/// thigh's lean, which shows the raise plainly from the side or at an angle, does not change
-/// from the front at all. Each signal counts on its own engine; the exercise's count is the
-/// highest of theirs, so the signal that sees the movement sets the count, and a rep both see
-/// counts once. Measured on synthetic knee raises, the highest count came closer than the
-/// union of reps matched by time (a phantom from the blind signal fills a gap of the other).
+/// thigh's lean, which shows the raise plainly from the side or at an angle, does not change from
+/// the front at all. Each signal counts on its own engine; the exercise's count is the highest of
+/// theirs, so the signal that sees the movement sets the count, and a rep both see counts once.
+/// Measured on synthetic knee raises, the highest count came closer than the union of reps matched
+/// by time (a phantom from the blind signal fills a gap of the other).
 ///
-/// A rep is reported when it raises the count, with the measurements (and units) of the
-/// signal that counted it. Cues that belong to no rep (partial, too fast) come only from the
-/// signal that leads, the one that last raised the count (the definition's own before any
-/// rep), so the blind signal's "that one did not count" does not contradict the other's rep.
+/// A rep is reported when it raises the count, with the measurements (and units) of the signal that
+/// counted it. Cues that belong to no rep (partial, too fast) come only from the signal that leads,
+/// the one that last raised the count (the definition's own before any rep), so the blind signal's
+/// "that one did not count" does not contradict the other's rep.
 final class MultiSignalEngine: RepEngine {
   let definition: ExerciseDefinition
   private(set) var count = 0

@@ -46,9 +46,9 @@ public final class RepCounter {
     }
     let afterGap = lastSeen.map { t - $0 > 0.15 } ?? false
     lastSeen = t
-    while let oldest = trail.oldest, t - oldest.t > 0.5 { trail.removeOldest() }
+    while let oldest = trail.first, t - oldest.t > 0.5 { trail.removeOldest() }
     trail.append((t, Self.centreX(pose)))
-    if let oldest = trail.oldest, t - oldest.t > 0.25 {
+    if let oldest = trail.first, t - oldest.t > 0.25 {
       moving += 0.2 * ((travelling(span: Float(t - oldest.t), size: bodySize) ? 1 : 0) - moving)
     }
     if anchors?.moved(
@@ -80,8 +80,7 @@ public final class RepCounter {
   /// Whether the hip centre crossed the picture too fast over the trail. Without a hip in view
   /// (an upper-body framing), travel is not judged.
   private func travelling(span: Float, size: Float) -> Bool {
-    guard let x = trail.newest?.x, let firstX = trail.firstFromOldest(where: { $0.x != nil })?.x
-    else {
+    guard let x = trail.last?.x, let firstX = trail.first(where: { $0.x != nil })?.x else {
       return false
     }
     return abs(x - firstX) / max(size, 1e-6) / span > travelLimit

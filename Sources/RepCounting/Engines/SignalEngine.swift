@@ -1,6 +1,6 @@
 import Poses
 
-/// Counts reps of a scalar signal with hysteresis (DESIGN §9).
+/// Counts reps of a scalar signal with hysteresis (Sources/RepCounting/README.md).
 ///
 /// Each frame: read the signal (holding everything while its joints are missing or unsure),
 /// smooth it with an EMA, then run a two-state machine. Internally the signal is turned so a rep
@@ -137,8 +137,8 @@ final class SignalEngine: RepEngine {
   /// The median range of the full reps in the last `learn_seconds` (led by `side`, if given).
   private func median(at t: Double, side: SideChoice?) -> Double? {
     scratch.removeAll(keepingCapacity: true)
-    recentRanges.forEach { entry in
-      guard t - entry.time <= learnSeconds, side == nil || entry.side == side else { return }
+    for entry in recentRanges where t - entry.time <= learnSeconds {
+      if let side, entry.side != side { continue }
       // Insertion into a sorted list of at most eight: no allocation, no sort buffer.
       var slot = scratch.count
       scratch.append(entry.range)

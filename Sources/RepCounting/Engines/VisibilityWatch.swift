@@ -6,9 +6,9 @@ import Poses
 ///
 /// A joint is needed when every signal of the definition reads it (its own and its
 /// `alternatives`, or a staged definition's `measure`); a pair's joint (`wrist`) or centre
-/// (`hip_centre`) counts as seen when either side is, unless the signal reads one side only. When a needed joint has gone unseen for
-/// `patience` seconds of frames with a person in them, the cue comes once, and again only after
-/// the joint has been seen in between.
+/// (`hip_centre`) counts as seen when either side is, unless the signal reads one side only.
+/// When a needed joint has gone unseen for `patience` seconds of frames with a person in them,
+/// the cue comes once, and again only after the joint has been seen in between.
 struct VisibilityWatch: Sendable {
   private let needed: [JointReference]
   private let cues: [String]

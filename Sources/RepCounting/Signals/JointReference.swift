@@ -70,7 +70,8 @@ enum JointReference: Equatable, Sendable {
 
   /// All the canonical joint names this reference may read, for listings.
   static var allowedNames: String {
-    "a canonical joint (left_knee, neck, …), a side-free pair name (knee, hip, …) or a pair's centre (hip_centre, …)"
+    "a canonical joint (left_knee, neck, …), a side-free pair name (knee, hip, …) or a pair's "
+      + "centre (hip_centre, …)"
   }
 }
 

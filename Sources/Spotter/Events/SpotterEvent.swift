@@ -1,8 +1,8 @@
 import Foundation
 import RepCounting
 
-/// What Spotter reports about a stream (DESIGN §10), one JSON object per line. Field names are
-/// stable: other programs parse them.
+/// What Spotter reports about a stream (README, "Events"), one JSON object per line. Field names
+/// are stable: other programs parse them.
 public enum SpotterEvent: Sendable, Equatable {
   /// The classifier's view of the last window.
   case prediction(
@@ -64,7 +64,8 @@ public enum SpotterEvent: Sendable, Equatable {
       if !probabilities.isEmpty {
         add(
           "probabilities",
-          "{" + probabilities.map { "\(JSONText.quote($0.0)):\(number($0.1))" }.joined(separator: ",")
+          "{"
+            + probabilities.map { "\(JSONText.quote($0.0)):\(number($0.1))" }.joined(separator: ",")
             + "}")
       }
     case .presence(let t, let present):

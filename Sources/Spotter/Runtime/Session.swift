@@ -2,7 +2,7 @@ import ActionModel
 import Poses
 import RepCounting
 
-/// One stream: decoding's output in, events out (DESIGN §1, §6, §10).
+/// One stream: decoding's output in, events out (README, "How the code is laid out").
 ///
 /// Each frame: follow one person and resample to the model's rate; compute the frame's
 /// features and push them through the streaming classifier; every `stride` frames, classify

@@ -25,7 +25,8 @@ enum CountCommand {
     let catalogue = try ExerciseCatalogueOption.load(arguments)
     guard let definition = catalogue.definition(named: name) else {
       throw CLIError.usage(
-        "unknown exercise '\(name)'; expected one of \(catalogue.definitions.map(\.name).joined(separator: ", "))",
+        "unknown exercise '\(name)'; expected one of "
+          + "\(catalogue.definitions.map(\.name).joined(separator: ", "))",
         command: command)
     }
     let source = try PoseFiles.open(
@@ -59,7 +60,8 @@ enum CountCommand {
         last = frame.t
         pipeline.push(frame) { pose, t in
           counter.process(pose, t: t) { event in
-            SpotterEvent.events(of: event, exercise: definition.name, backfilled: false, emit: report)
+            SpotterEvent.events(
+              of: event, exercise: definition.name, backfilled: false, emit: report)
           }
         }
         try output.flush()

@@ -18,7 +18,7 @@ enum DemoCommand {
     options: RuntimeOptions.options + [
       .flag("realtime", "Play the workout at its own pace instead of as fast as possible."),
       .value("seed", "N", "Which synthetic person, camera and tempo.", default: "1"),
-      CameraOption.option(default: "front"),
+    ] + CameraOption.options(default: "front") + [
       .value(
         "history", "FILE", "Workout history to append the summary to.",
         default: "$XDG_DATA_HOME/spotter/history.jsonl"),
@@ -39,7 +39,9 @@ enum DemoCommand {
     let recording = Recorder.record(.demo, options: options, seed: seed)
     let output = TextOutput.standardOutput()
     output.writeLine(
-      "Spotter demo: \(WorkoutPlan.demo.items.count) activities, \(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic person (seed \(seed), \(arguments.string("camera")!) camera)."
+      "Spotter demo: \(WorkoutPlan.demo.items.count) activities, "
+        + "\(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic "
+        + "person (seed \(seed), \(arguments.string("camera")!) camera)."
     )
     let summary = try play(
       recording, through: runtime.makeSession(), output: output,
@@ -48,7 +50,8 @@ enum DemoCommand {
     if !arguments.flag("no-history") {
       let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
       try WorkoutHistory.append(
-        WorkoutHistory.record(date: Date(), source: "spotter demo (seed \(seed))", summary: summary),
+        WorkoutHistory.record(
+          date: Date(), source: "spotter demo (seed \(seed))", summary: summary),
         to: path)
       output.writeLine("Summary appended to \(path).")
     }

@@ -24,7 +24,8 @@ enum ExercisesCommand {
     for definition in catalogue.definitions {
       let isDefault = catalogue.definition(forLabel: definition.label)?.name == definition.name
       print(
-        "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), \(definition.engine.rawValue) engine)"
+        "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), "
+          + "\(definition.engine.rawValue) engine)"
       )
       switch definition.counting {
       case .signal(let counting):
@@ -49,7 +50,8 @@ enum ExercisesCommand {
       }
       if let anchors = definition.anchors {
         print(
-          "  anchors     \(anchors.joints.joined(separator: ", ")) stay within \(anchors.maxTravel) body sizes"
+          "  anchors     \(anchors.joints.joined(separator: ", ")) stay within "
+            + "\(anchors.maxTravel) body sizes"
         )
       }
       if let cues = definition.cues, !cues.isEmpty {
@@ -67,19 +69,23 @@ enum ExercisesCommand {
     let absolute = signal.absolute == true ? ", absolute (from its resting level)" : ""
     let heading = title.padding(toLength: 12, withPad: " ", startingAt: 0)
     print(
-      "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side \(signal.side?.rawValue ?? "mean")\(absolute)"
+      "  \(heading)\(signal.kind.rawValue) \(joints)\(relative), side "
+        + "\(signal.side?.rawValue ?? "mean")\(absolute)"
     )
     let thresholds = counting.thresholds
     switch thresholds.mode {
     case .fixed:
       print(
-        "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction \(counting.direction.rawValue)"
+        "  thresholds  fixed: enter \(thresholds.enter!), exit \(thresholds.exit!), direction "
+          + "\(counting.direction.rawValue)"
       )
     case .adaptive:
       let learned = thresholds.minRangeLearned.map { " (\($0) once reps are known)" } ?? ""
       let back = thresholds.returnFraction.map { ", done \(Int($0 * 100))% of the way back" } ?? ""
       print(
-        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and \(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction \(counting.direction.rawValue)\(back)"
+        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and "
+          + "\(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction "
+          + "\(counting.direction.rawValue)\(back)"
       )
     }
     print("  smoothing   \(counting.smoothing)")

@@ -1,5 +1,5 @@
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 import Randomness
 
 /// `spotter init-weights`: a seeded, untrained model. The trainer starts from the same
@@ -32,7 +32,8 @@ enum InitWeightsCommand {
     let parameters = Parameters(config: config, initialisedWith: &generator)
     // The command without --output, so the same model written anywhere has the same bytes.
     let recorded =
-      "spotter init-weights --architecture \(arguments.string("architecture")!) --labels \(labels.joined(separator: ",")) --seed \(seed)"
+      "spotter init-weights --architecture \(arguments.string("architecture")!) --labels "
+      + "\(labels.joined(separator: ",")) --seed \(seed)"
     let metadata = ModelMetadata(
       architecture: config, labels: labels,
       provenance: .init(

@@ -1,5 +1,5 @@
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 import Foundation
 import Poses
 
@@ -12,7 +12,8 @@ enum InspectCommand {
       Argument(
         name: "FILE",
         help:
-          "A .jsonl pose file, a .csv, an OpenPose JSON folder, - for stdin, or a weights file. Without it: the model in use.",
+          "A .jsonl pose file, a .csv, an OpenPose JSON folder, - for stdin, or a weights "
+          + "file. Without it: the model in use.",
         optional: true)
     ],
     options: [

@@ -63,7 +63,8 @@ enum ServeCommand {
     if let path = configuration.socketPath { places.append(path) }
     if let port = configuration.port { places.append("127.0.0.1:\(port)") }
     Terminal.error(
-      "spotter serve: listening on \(places.joined(separator: " and ")); history \(configuration.historyPath!)"
+      "spotter serve: listening on \(places.joined(separator: " and ")); history "
+        + "\(configuration.historyPath!)"
     )
     daemon.run()
     Terminal.error("spotter serve: stopped")

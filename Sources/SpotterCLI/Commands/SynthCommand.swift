@@ -22,7 +22,7 @@ enum SynthCommand {
         "count", "N", "How many recordings (each a new person, camera and seed).", default: "1"),
       .value(
         "seed", "N", "Seed of the first recording; the next ones count up from it.", default: "1"),
-      CameraOption.option(default: "any"),
+    ] + CameraOption.options(default: "any") + [
       .value("noise", "LEVEL", "Detector noise: none, light, normal or heavy.", default: "normal"),
       .value("fps", "N", "Detector frame rate (default: drawn from 15, 24, 25, 30, 60)."),
       .value(
@@ -84,7 +84,8 @@ enum SynthCommand {
     try Annotations.write(annotations, to: folder + "/annotations.json")
     if showProgress { Terminal.error("") }
     print(
-      "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations to \(folder)."
+      "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations "
+        + "to \(folder)."
     )
     return 0
   }
@@ -94,7 +95,8 @@ enum SynthCommand {
     if let exercise = arguments.string("exercise") {
       guard let motion = ExerciseMotion(rawValue: exercise) else {
         throw CLIError.usage(
-          "unknown exercise '\(exercise)'; expected one of \(ExerciseMotion.allCases.map(\.rawValue).joined(separator: ", "))",
+          "unknown exercise '\(exercise)'; expected one of "
+            + "\(ExerciseMotion.allCases.map(\.rawValue).joined(separator: ", "))",
           command: command)
       }
       return (.single(motion, reps: try arguments.int("reps", range: 1...500)!), false)

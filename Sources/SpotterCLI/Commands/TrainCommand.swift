@@ -1,10 +1,10 @@
-import TrainingData
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 import Foundation
 import Poses
 import Randomness
 import Spotter
+import TrainingData
 
 /// `spotter train`: learns a model from synthetic workouts and annotated recordings.
 enum TrainCommand {
@@ -96,9 +96,10 @@ enum TrainCommand {
       sources.append("annotated recordings: \(annotations), \(variants) augmented variants a clip")
     }
     let (train, held) = data.split(holdingOut: validation, seed: seed ^ 0x5EED)
+    let perClass = zip(labels, train.counts(classes: labels.count)).map { "\($0) \($1)" }
     say(
-      "training on \(train.count) windows, validating on \(held.count); per class: \(zip(labels, train.counts(classes: labels.count)).map { "\($0) \($1)" }.joined(separator: ", "))"
-    )
+      "training on \(train.count) windows, validating on \(held.count); per class: "
+        + perClass.joined(separator: ", "))
     let result = Trainer.train(
       config: config, windows: train.windows, labels: train.labels,
       validation: held.count > 0 ? (held.windows, held.labels) : nil, options: options

@@ -1,5 +1,5 @@
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 import Foundation
 
 /// What `spotter inspect` prints for a weights file.
@@ -22,17 +22,19 @@ enum WeightsInspection {
     row("Format", "version \(WeightsFile.version), checksum ok")
     row("Parameters", "\(config.parameterCount)")
     let layers = config.convolutions.map { "conv k\($0.kernel) d\($0.dilation) → \($0.channels)" }
-    row(
-      "Architecture",
-      (["input \(config.inputFeatures)"] + layers + ["average pool", "linear → \(config.classes)"])
-        .joined(separator: ", "))
+    let parts =
+      ["input \(config.inputFeatures)"] + layers + ["average pool", "linear → \(config.classes)"]
+    row("Architecture", parts.joined(separator: ", "))
     row(
       "Window",
-      "\(config.window) frames at \(PoseFileHeaderFormat.number(metadata.fps)) fps (receptive field \(config.receptiveField), pooled over \(config.pooledFrames))"
+      "\(config.window) frames at \(PoseFileHeaderFormat.number(metadata.fps)) fps (receptive "
+        + "field \(config.receptiveField), pooled over \(config.pooledFrames))"
     )
     row(
       "Features",
-      "spec version \(metadata.features.version), present above confidence \(metadata.features.presenceThreshold), body size over \(metadata.features.scaleHistory) frames"
+      "spec version \(metadata.features.version), present above confidence "
+        + "\(metadata.features.presenceThreshold), body size over "
+        + "\(metadata.features.scaleHistory) frames"
     )
     row("Labels", metadata.labels.joined(separator: ", "))
     row("Command", metadata.provenance.command)
@@ -50,8 +52,8 @@ enum WeightsInspection {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let body = String(decoding: try! encoder.encode(metadata), as: UTF8.self)
-    return
-      "{\"file\":\(jsonString(path)),\"parameters\":\(metadata.architecture.parameterCount),\"metadata\":\(body)}"
+    let count = metadata.architecture.parameterCount
+    return #"{"file":\#(jsonString(path)),"parameters":\#(count),"metadata":\#(body)}"#
   }
 
   private static func jsonString(_ text: String) -> String {

@@ -1,5 +1,5 @@
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 
 /// `--architecture NAME`, shared by the commands that make networks.
 enum ArchitectureOption {

@@ -1,5 +1,5 @@
-import ArgumentParsing
 import ActionModel
+import ArgumentParsing
 import RepCounting
 import Spotter
 

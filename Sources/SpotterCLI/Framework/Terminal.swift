@@ -9,9 +9,9 @@ enum Terminal {
   static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) != 0 }
 
   /// Writes to standard error, unbuffered: errors and progress.
-  static func error(_ text: String) {
+  static func error(_ text: String, newline: Bool = true) {
     var line = text
-    if !line.hasSuffix("\n") { line += "\n" }
+    if newline && !line.hasSuffix("\n") { line += "\n" }
     line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
   }
 }

@@ -93,7 +93,8 @@ final class Connection {
           .error(
             t: nil, line: number,
             message:
-              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was skipped"
+              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
+              + "was skipped"
           ))
       }
     }

@@ -44,7 +44,7 @@ public enum WorkoutHistory {
   /// A session's summary as a history record.
   public static func record(date: Date, source: String, summary: [ExerciseTotal]) -> String {
     let stamp = ISO8601DateFormatter().string(from: date)
-    return
-      "{\"date\":\"\(stamp)\",\"source\":\(JSONText.quote(source)),\"exercises\":\(JSONText.exercises(summary))}"
+    let exercises = JSONText.exercises(summary)
+    return #"{"date":"\#(stamp)","source":\#(JSONText.quote(source)),"exercises":\#(exercises)}"#
   }
 }

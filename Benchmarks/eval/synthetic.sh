@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `make eval`: how well the shipped model and the rep engines do on synthetic people, the
+# measurements that used to sit in unit tests. Each set is drawn from a fixed seed (and kept in
+# .build/eval/, so a second run only scores); nothing here trains. Prints one section a set.
+#   Benchmarks/eval/synthetic.sh [SPOTTER]      (default .build/release/spotter)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SPOTTER=${1:-.build/release/spotter}
+DATA=.build/eval/synthetic
+mkdir -p "$DATA"
+
+# synth NAME ARGS...: a set drawn once.
+synth() {
+  local name=$1; shift
+  [ -f "$DATA/$name/annotations.json" ] || "$SPOTTER" synth --output "$DATA/$name" "$@" >/dev/null
+}
+section() { printf '\n== %s\n' "$1"; }
+
+section "Clip accuracy, 40 random workouts from anywhere (seed 91000; clips of 3 s or more)"
+synth random91000 --workout random --count 40 --seed 91000
+"$SPOTTER" eval --annotations "$DATA/random91000/annotations.json" --min-clip-seconds 3 | head -1
+for variation in "missing:--missing 0.3" "no-face:--no-face" "mediapipe33:--layout mediapipe33" \
+  "swap-sides:--swap-sides" "fps15:--fps 15" "fps60:--fps 60" \
+  "normalize-per-frame:--normalize-per-frame"; do
+  name=${variation%%:*}; flags=${variation#*:}
+  # shellcheck disable=SC2086
+  synth "random91000-$name" --workout random --count 40 --seed 91000 $flags
+  printf '%-20s ' "$name"
+  "$SPOTTER" eval --annotations "$DATA/random91000-$name/annotations.json" --min-clip-seconds 3 | head -1
+done
+
+section "The whole runtime: 40 demo workouts from the front (seeds 5001-5040)"
+synth demo5001 --workout demo --camera front --count 40 --seed 5001
+"$SPOTTER" eval --annotations "$DATA/demo5001/annotations.json" --workouts | head -8
+
+for view in front side oblique back any; do
+  section "The whole runtime: 10 random workouts, camera $view (seed 92000)"
+  synth "random92000-$view" --workout random --count 10 --seed 92000 --camera "$view"
+  "$SPOTTER" eval --annotations "$DATA/random92000-$view/annotations.json" --workouts | head -8
+done
+
+section "Rests and walks from the front count nothing (20 people, seed 5003): stray exercises"
+synth rests5003 --workout "rest:6, walking:8, rest:5" --camera front --count 20 --seed 5003
+"$SPOTTER" eval --annotations "$DATA/rests5003/annotations.json" --workouts | grep "where none"
+
+section "Arm swings from the front (40 people, seed 5003): stray exercises"
+synth swings5003 --workout "rest:4, arm_swings:6, rest:4" --camera front --count 40 --seed 5003
+"$SPOTTER" eval --annotations "$DATA/swings5003/annotations.json" --workouts | grep "where none"
+
+for view in front side oblique back any; do
+  section "Rep engines alone, 200 random workouts, camera $view (seed 110000)"
+  synth "reps110000-$view" --workout random --count 200 --seed 110000 --camera "$view"
+  "$SPOTTER" eval --annotations "$DATA/reps110000-$view/annotations.json" --reps-only
+done
+
+section "Walks from anywhere, then standing (60 people, seed 100): walks in which reps were counted"
+synth walks100 --workout "walking:6, standing:4" --count 60 --seed 100
+for exercise in squat front_raise shoulder_press side_tilt jumping_jack bicep_curl knee_raise lunge; do
+  printf '%-16s ' "$exercise"
+  "$SPOTTER" eval --annotations "$DATA/walks100/annotations.json" --reps-only --whole-files \
+    --exercise "$exercise" --json | python3 -c '
+import json, sys
+clips = json.load(sys.stdin)["reps"]["clips"]
+print(sum(1 for c in clips if c["counted"] > 0), "of", len(clips))'
+done
+
+section "Getting down to the floor is not a push-up; getting up is not a sit-up (48 each)"
+for view in front side oblique back; do
+  synth "getdown-$view" --workout "walking:4, push_up:5" --camera "$view" --count 12 --seed 600
+  synth "getup-$view" --workout "standing:2, sit_up:5, walking:3" --camera "$view" --count 12 --seed 640
+  printf '%-8s push-ups: ' "$view"
+  "$SPOTTER" eval --annotations "$DATA/getdown-$view/annotations.json" --reps-only --whole-files | tail -1
+  printf '%-8s sit-ups:  ' "$view"
+  "$SPOTTER" eval --annotations "$DATA/getup-$view/annotations.json" --reps-only --whole-files | tail -1
+done
+
+section "Jumping jacks counted as curls (12 sets of 6 from front, side, oblique): curls counted"
+for view in front side oblique; do
+  synth "jacks-$view" --exercise jumping_jack --reps 6 --camera "$view" --count 4 --seed 700
+  printf '%-8s ' "$view"
+  "$SPOTTER" eval --annotations "$DATA/jacks-$view/annotations.json" --reps-only --whole-files \
+    --exercise bicep_curl --json | python3 -c '
+import json, sys
+print(sum(c["counted"] for c in json.load(sys.stdin)["reps"]["clips"]))'
+done
+
+section "Side tilts at an angle (8 sets of 10, seed 800)"
+synth tilts800 --exercise side_tilt --reps 10 --camera oblique --count 8 --seed 800
+"$SPOTTER" eval --annotations "$DATA/tilts800/annotations.json" --reps-only | tail -1
+
+section "Sit-ups from high above and to one side (8 sets of 8, 40-60 deg round, 50-60 up, seed 820)"
+synth situps820 --exercise sit_up --reps 8 --camera oblique --azimuth 40:60 --elevation 50:60 \
+  --count 8 --seed 820
+"$SPOTTER" eval --annotations "$DATA/situps820/annotations.json" --reps-only | tail -1
