@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build demo test bench format clean tiny-weights libspotter weights
+.PHONY: all deps build demo test lint bench eval format clean tiny-weights libspotter weights
 
 all: build
 
@@ -27,6 +27,16 @@ demo: deps
 # tests only mean something there, and the rest runs faster.
 test: deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing
+
+# The house format (.swift-format): what `make format` writes, checked without writing.
+lint:
+	$(SWIFT) format lint --strict -r Package.swift Sources Tests Benchmarks
+
+# How well the shipped model and the rep engines do on synthetic people (Benchmarks/eval):
+# minutes, not seconds, so never part of `make test`.
+eval: deps
+	$(SWIFT) build -c release --product spotter
+	Benchmarks/eval/synthetic.sh $(RELEASE_BIN)/spotter
 
 # Release-build benchmarks (never part of `make test`).
 bench: deps
