@@ -33,6 +33,7 @@ public enum ClipScoring {
     definition: ExerciseDefinition
   ) -> Int {
     let counter = RepCounter(definition)
+    counter.positionsAreLost = recording.positionsAreLost
     for tick in recording.slice(from: start, to: end) {
       counter.process(tick.pose, t: tick.t) { _ in }
     }

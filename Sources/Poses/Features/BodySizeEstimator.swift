@@ -7,53 +7,31 @@
 /// median of the last `history` measurements: one bad frame cannot move it, and it follows a
 /// person who walks closer within a couple of seconds. Allocates nothing per frame.
 public struct BodySizeEstimator: Sendable {
-  public var history: Int { recent.capacity }
+  public var history: Int { sizes.capacity }
   public let threshold: Float
-  /// The last `history` measurements, and the same values sorted (for the median).
-  private var recent: FixedRing<Float>
-  private var sorted: [Float]
+  /// The last `history` measurements.
+  private var sizes: RunningMedian
 
   public init(history: Int = 60, threshold: Float = 0.1) {
     precondition(history >= 1)
     self.threshold = threshold
-    recent = FixedRing(capacity: history, repeating: 0)
-    sorted = []
-    sorted.reserveCapacity(history)
+    sizes = RunningMedian(capacity: history)
   }
 
-  public mutating func reset() {
-    recent.removeAll()
-    sorted.removeAll(keepingCapacity: true)
-  }
+  public mutating func reset() { sizes.removeAll() }
 
   /// The running median, if any frame has measured the body.
-  public var current: Float? { sorted.isEmpty ? nil : sorted[sorted.count / 2] }
+  public var current: Float? { sizes.median }
 
   /// Takes one frame's pose and returns the size to use for it: the running median, or for a
   /// first frame with no measurable segment, a third of its joints' bounding-box diagonal.
   public mutating func update(with pose: Pose) -> Float {
-    if let measured = Self.measure(pose, threshold: threshold) { record(measured) }
+    if let measured = Self.measure(pose, threshold: threshold) { sizes.add(measured) }
     return current ?? Self.fallback(pose, threshold: threshold)
   }
 
-  private mutating func record(_ size: Float) {
-    if let old = recent.append(size) { sorted.remove(at: Self.insertionIndex(of: old, in: sorted)) }
-    sorted.insert(size, at: Self.insertionIndex(of: size, in: sorted))
-  }
-
-  /// The first index whose value is not less than `value` (binary search).
-  private static func insertionIndex(of value: Float, in array: [Float]) -> Int {
-    var low = 0
-    var high = array.count
-    while low < high {
-      let mid = (low + high) / 2
-      if array[mid] < value { low = mid + 1 } else { high = mid }
-    }
-    return low
-  }
-
   /// Segments and their typical length as a share of the torso (neck to hip centre).
-  private static let segments: [(CanonicalJoint, CanonicalJoint, Float)] = [
+  static let segments: [(CanonicalJoint, CanonicalJoint, Float)] = [
     (.rightShoulder, .leftShoulder, 0.75),
     (.rightShoulder, .rightElbow, 0.6), (.leftShoulder, .leftElbow, 0.6),
     (.rightHip, .rightKnee, 0.85), (.leftHip, .leftKnee, 0.85),

@@ -6,6 +6,8 @@ public struct ResampledRecording: Sendable {
   public var ticks: [(t: Double, pose: Pose)]
   /// Lines the reader reported and skipped.
   public var badLines: Int
+  /// Whether its frames were each normalised to their own box (and were corrected).
+  public var positionsAreLost = false
 
   public init(ticks: [(t: Double, pose: Pose)], badLines: Int = 0) {
     self.ticks = ticks
@@ -25,6 +27,7 @@ public struct ResampledRecording: Sendable {
       case .frame: pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
       }
     }
+    recording.positionsAreLost = pipeline.correctsBoxedFrames
     return recording
   }
 

@@ -12,8 +12,16 @@ import Poses
 /// (the detector swapped them) has not moved. A joint not seen at home for half a second, and
 /// mostly not seen at all (the far hand, hidden by the body), makes its home where it shows
 /// up next, without calling it a move. Allocates nothing per frame.
+///
+/// When positions mean little (frames normalised to their own box: `relative`), a sided anchor
+/// is followed instead by the step from its left joint to its right one, which moves only when
+/// one of them does, within twice `maxTravel`.
 struct AnchorTracker {
   let maxTravel: Float
+  /// Follow the left-to-right step of each sided anchor instead of where its joints are.
+  var relative = false {
+    didSet { if relative != oldValue { reset() } }
+  }
   /// Each anchor as points to follow: a side-free name (`wrist`) follows both sides.
   private let points: [(reference: JointReference, side: SideChoice?)]
   /// Each point's other side (nil for a joint without one).
@@ -58,13 +66,11 @@ struct AnchorTracker {
   /// Takes one frame; returns whether an anchor has just moved. `afterGap`: nobody was seen
   /// for a while before this frame.
   mutating func moved(_ pose: Pose, bodySize: Float, minConfidence: Float, afterGap: Bool) -> Bool {
-    let limit = maxTravel * bodySize
+    let limit = (relative ? 2 : 1) * maxTravel * bodySize
     var moved = false
     for index in points.indices {
       let point = points[index]
-      guard
-        let seen = point.reference.point(in: pose, side: point.side, minConfidence: minConfidence)
-      else {
+      guard let seen = place(of: index, in: pose, minConfidence: minConfidence) else {
         sinceHome[index] += 1
         continue
       }
@@ -78,7 +84,9 @@ struct AnchorTracker {
         sinceHome[index] = 0
         // Follow a slow drift (the camera settling, the person shifting their weight).
         homes[index] = (home.x + 0.05 * (seen.x - home.x), home.y + 0.05 * (seen.y - home.y))
-      } else if let other = partner[index].flatMap({ homes[$0] }), Self.near(seen, other, limit) {
+      } else if !relative, let other = partner[index].flatMap({ homes[$0] }),
+        Self.near(seen, other, limit)
+      {
         away[index] = 0  // swapped with its other side
       } else {
         away[index] += 1
@@ -92,6 +100,20 @@ struct AnchorTracker {
       }
     }
     return moved
+  }
+
+  /// Where point `index` is: the joint, or (relative) the step from its left joint to its
+  /// right one, kept under the left point's index.
+  private func place(of index: Int, in pose: Pose, minConfidence: Float) -> Joint? {
+    let point = points[index]
+    guard relative, point.side != nil else {
+      return point.reference.point(in: pose, side: point.side, minConfidence: minConfidence)
+    }
+    guard point.side == .left,
+      let left = point.reference.point(in: pose, side: .left, minConfidence: minConfidence),
+      let right = point.reference.point(in: pose, side: .right, minConfidence: minConfidence)
+    else { return nil }
+    return Joint(x: right.x - left.x, y: right.y - left.y, confidence: 1)
   }
 
   private static func near(_ joint: Joint, _ home: (x: Float, y: Float), _ limit: Float) -> Bool {

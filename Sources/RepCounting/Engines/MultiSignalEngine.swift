@@ -42,6 +42,10 @@ final class MultiSignalEngine: RepEngine {
     }
   }
 
+  var scaleIsPerFrame = false {
+    didSet { for engine in engines { engine.scaleIsPerFrame = scaleIsPerFrame } }
+  }
+
   func reset() {
     for engine in engines { engine.reset() }
     count = 0

@@ -26,6 +26,21 @@ public final class RepCounter {
   private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
   private var interrupted = false
 
+  /// The stream's frames were each normalised to their own box (`FrameBoxCorrector`): the
+  /// picture's scale changes from frame to frame and where the person is in it is lost. Then the
+  /// body size follows the last five frames and each frame is measured in its own scale (a
+  /// squat's shrinking box is the picture zooming in), travel is not judged, and anchors are
+  /// followed side to side. Measured on Countix-Fitness (tune half) and synthetic sets written
+  /// both ways: `Sources/RepCounting/README.md`.
+  public var positionsAreLost = false {
+    didSet {
+      guard positionsAreLost != oldValue else { return }
+      anchors?.relative = positionsAreLost
+      size = BodySizeEstimator(history: positionsAreLost ? 5 : 60)
+      engine.scaleIsPerFrame = positionsAreLost
+    }
+  }
+
   public init(_ definition: ExerciseDefinition) {
     engine = ExerciseCatalogue.makeEngine(definition)
     anchors = definition.anchors.map(AnchorTracker.init)
@@ -57,7 +72,7 @@ public final class RepCounter {
     {
       engine.interrupt()  // the hands or feet moved: getting into position, not a rep
     }
-    if moving > 0.5 {
+    if moving > 0.5 && !positionsAreLost {
       if !interrupted { engine.interrupt() }
       interrupted = true
       return

@@ -46,6 +46,10 @@ public protocol RepEngine: AnyObject {
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void)
   /// Back to the start: no reps, nothing learned.
   func reset()
+  /// The body size changes from frame to frame with the picture's own scale (frames normalised
+  /// to their own box): measure each frame in its own scale and convert nothing held between
+  /// frames. Engines that read only angles ignore it.
+  var scaleIsPerFrame: Bool { get set }
   /// Abandons the rep in progress, keeping the count and what was learned: the person walked
   /// away, or across the room, and what comes next starts afresh.
   func interrupt()

@@ -267,7 +267,10 @@ final class SignalEngine: RepEngine {
   /// The body size a rep is measured in: it follows the estimate only between reps, so a step
   /// in the estimate (a change of posture changes which segments show whole) cannot make or
   /// break a rep; what the engine holds is converted to the new size, as the same picture.
+  var scaleIsPerFrame = false
+
   private func measuringScale(_ bodySize: Float) -> Float {
+    if scaleIsPerFrame { return bodySize }
     guard scaled, let old = scale else {
       scale = bodySize
       return bodySize

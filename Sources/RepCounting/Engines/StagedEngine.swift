@@ -86,6 +86,9 @@ final class StagedEngine: RepEngine {
     alpha = Float(counting.smoothing ?? 1)
   }
 
+  /// Stages read angles, which need no body size.
+  var scaleIsPerFrame = false
+
   func interrupt() {
     current = nil
     candidate = -1

@@ -40,6 +40,8 @@ public final class Session {
   /// Per exercise, in the order first seen.
   private var totals: [ExerciseTotal] = []
   public private(set) var badLines = 0
+  /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
+  private var positionsAreLost = false
 
   init(runtime: Runtime) {
     self.runtime = runtime
@@ -69,6 +71,10 @@ public final class Session {
   /// Takes one decoded frame; calls `emit` with each event it causes.
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
+    if pipeline.correctsBoxedFrames && !positionsAreLost {
+      positionsAreLost = true
+      for counter in counters.values { counter.positionsAreLost = true }
+    }
   }
 
   /// Runs a whole pose source through the session (bad lines reported, the stream going on),

@@ -64,6 +64,7 @@ enum CountCommand {
               of: event, exercise: definition.name, backfilled: false, emit: report)
           }
         }
+        counter.positionsAreLost = pipeline.correctsBoxedFrames
         try output.flush()
       }
     }

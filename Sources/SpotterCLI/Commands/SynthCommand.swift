@@ -167,33 +167,10 @@ enum SynthCommand {
           pose[joint] = .missing
         }
       }
-      if changes.perFrame { pose = normalizedToItsBox(pose, space: recording.header.space) }
+      if changes.perFrame { pose = pose.normalisedToItsBox(in: recording.header.space) }
       if changes.swapSides { pose = pose.mirrored }
       try writer.write(t: frame.t, people: pose.hasPerson ? [pose] : [])
     }
     try writer.flush()
-  }
-
-  /// The pose scaled so its joints' box spans 0…1 in both directions (in the file's space: the
-  /// writer maps back), as pipelines that normalise each frame do.
-  static func normalizedToItsBox(_ pose: Pose, space: CoordinateSpace) -> Pose {
-    guard pose.hasPerson else { return pose }
-    var (minX, minY, maxX, maxY) = (
-      Float.infinity, Float.infinity, -Float.infinity, -Float.infinity
-    )
-    for index in pose.joints.indices where !pose.joints[index].isMissing {
-      let (x, y) = space.toSource(x: pose.joints[index].x, y: pose.joints[index].y)
-      (minX, maxX, minY, maxY) = (min(minX, x), max(maxX, x), min(minY, y), max(maxY, y))
-    }
-    var result = pose
-    for index in result.joints.indices where !result.joints[index].isMissing {
-      let (x, y) = space.toSource(x: result.joints[index].x, y: result.joints[index].y)
-      let nx = maxX > minX ? (x - minX) / (maxX - minX) : 0.5
-      let ny = maxY > minY ? (y - minY) / (maxY - minY) : 0.5
-      let back = space.toInternal(x: nx, y: ny)
-      result.joints[index].x = back.x
-      result.joints[index].y = back.y
-    }
-    return result
   }
 }

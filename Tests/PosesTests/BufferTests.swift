@@ -1,0 +1,109 @@
+import Randomness
+import Testing
+
+@testable import Poses
+
+@Suite struct FixedRingTests {
+  static let capacity = 5
+
+  /// Appends 1, 2, 3… from every start slot, checking at every fill level what is held, what
+  /// falls out, and both ways of reading it (by age, and oldest first as a collection).
+  @Test(arguments: 0..<capacity)
+  func everyStartSlotAndFillLevelKeepsTheLastValuesInOrder(startSlot: Int) {
+    var ring = FixedRing(capacity: Self.capacity, repeating: 0, startSlot: startSlot)
+    for n in 1...(3 * Self.capacity) {
+      let evicted = ring.append(n)
+      #expect(evicted == (n > Self.capacity ? n - Self.capacity : nil))
+      let held = Array(max(1, n - Self.capacity + 1)...n)
+      #expect(Array(ring) == held)
+      #expect(ring.count == held.count && ring.isFull == (n >= Self.capacity))
+      #expect(ring[age: 0] == n && ring.first == held.first && ring.last == n)
+    }
+  }
+
+  @Test func removingTheOldestShortensATrailFromItsOldEnd() {
+    var ring = FixedRing(capacity: 4, repeating: 0, startSlot: 3)
+    for n in 1...6 { ring.append(n) }
+    ring.removeOldest()
+    #expect(Array(ring) == [4, 5, 6])
+    ring.append(7)
+    #expect(Array(ring) == [4, 5, 6, 7])
+    ring.removeAll()
+    #expect(ring.isEmpty && ring.first == nil)
+  }
+}
+
+@Suite struct RunningMedianTests {
+  /// Against sorting the last values by hand, for several window sizes, with repeats.
+  @Test(arguments: [1, 2, 5, 30])
+  func itIsTheMedianOfTheLastValues(capacity: Int) {
+    var generator = SeededGenerator(seed: UInt64(capacity))
+    var median = RunningMedian(capacity: capacity)
+    var all: [Float] = []
+    for _ in 0..<200 {
+      let value = Float(Int(generator.unit() * 20))
+      all.append(value)
+      let got = median.add(value)
+      let last = all.suffix(capacity).sorted()
+      #expect(got == last[last.count / 2] && median.median == got)
+    }
+  }
+}
+
+@Suite struct LineSplitterTests {
+  static func lines(_ chunks: [String], max: Int = 10, finish: Bool = true) -> [String] {
+    let splitter = LineSplitter(maxLineLength: max, readSize: 4)
+    var out: [String] = []
+    func drain() {
+      while let line = splitter.next() {
+        switch line {
+        case .text(let bytes): out.append(String(decoding: bytes, as: UTF8.self))
+        case .tooLong(let length): out.append("<\(length) at \(splitter.lineNumber)>")
+        }
+      }
+    }
+    for chunk in chunks {
+      Array(chunk.utf8).withUnsafeBytes { splitter.append($0) }
+      drain()
+      splitter.release()
+    }
+    if finish {
+      splitter.finish()
+      drain()
+    }
+    return out
+  }
+
+  @Test func linesComeWholeHoweverTheBytesArrive() {
+    let text = "ab\r\ncd\n\nefghij\nk"
+    let whole = Self.lines([text])
+    #expect(whole == ["ab", "cd", "", "efghij", "k"])
+    for cut in 1..<text.count {
+      let index = text.index(text.startIndex, offsetBy: cut)
+      #expect(Self.lines([String(text[..<index]), String(text[index...])]) == whole)
+    }
+  }
+
+  /// A line over the limit is named with its length and the next one goes on, also when it is
+  /// the last line and has no newline (a client that closed its side after it).
+  @Test func aLineOverTheLimitIsNamedAndSkipped() {
+    let long = String(repeating: "x", count: 25)
+    #expect(Self.lines(["a\n" + long + "\nb\n"]) == ["a", "<25 at 2>", "b"])
+    #expect(
+      Self.lines(["a\n", long.prefix(7) + "", long.dropFirst(7) + ""]) == ["a", "<25 at 2>"])
+    #expect(Self.lines(["a\n" + long], finish: false) == ["a"])
+  }
+
+  /// Lines handed out stay readable until they are released, while more bytes arrive and the
+  /// buffer grows past its first size.
+  @Test func linesStayValidUntilReleasedWhileTheBufferGrows() {
+    let splitter = LineSplitter(maxLineLength: 8, readSize: 4)
+    var held: [UnsafeBufferPointer<UInt8>] = []
+    for n in 0..<40 {
+      Array("line\(n)\n".utf8).withUnsafeBytes { splitter.append($0) }
+      while case .text(let bytes)? = splitter.next() { held.append(bytes) }
+    }
+    #expect(held.map { String(decoding: $0, as: UTF8.self) } == (0..<40).map { "line\($0)" })
+    splitter.release()
+  }
+}

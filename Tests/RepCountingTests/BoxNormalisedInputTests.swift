@@ -1,0 +1,79 @@
+import MotionSynth
+import Poses
+import Testing
+
+@testable import RepCounting
+
+/// Streams whose frames were each min-max normalised to their own box (`FrameBoxCorrector`):
+/// recognised, put back into proportion, and counted as the camera's own poses are.
+@Suite struct BoxNormalisedInputTests {
+  /// The recording's frames through the runtime's front end, as written (`normalised`: each
+  /// frame stretched to its box first); and whether the stream was recognised, at which tick.
+  static func ticks(_ recording: Recording, normalised: Bool) -> (
+    ticks: [(t: Double, pose: Pose)], recognisedAt: Int?
+  ) {
+    var pipeline = FramePipeline()
+    var ticks: [(t: Double, pose: Pose)] = []
+    var recognisedAt: Int?
+    var frame = PeopleFrame()
+    for sample in recording.frames {
+      frame.t = sample.t
+      let pose =
+        normalised ? sample.pose.normalisedToItsBox(in: recording.header.space) : sample.pose
+      frame.people = pose.hasPerson ? [pose] : []
+      pipeline.push(frame) { pose, t in ticks.append((t, pose)) }
+      if recognisedAt == nil && pipeline.correctsBoxedFrames { recognisedAt = ticks.count }
+    }
+    return (ticks, recognisedAt)
+  }
+
+  static func count(_ name: String, _ ticks: [(t: Double, pose: Pose)], lost: Bool) -> Int {
+    let counter = RepCounter(catalogue.definition(named: name)!)
+    counter.positionsAreLost = lost
+    for tick in ticks { counter.process(tick.pose, t: tick.t) { _ in } }
+    return counter.count
+  }
+
+  @Test(arguments: ["front", "side", "any"])
+  func normalisedFramesAreRecognisedWithinTwoSecondsAndPixelsNever(view: String) {
+    let take = recording("squat", reps: 6, view: view, seed: 31)
+    let normalised = Self.ticks(take, normalised: true)
+    #expect(normalised.recognisedAt != nil && normalised.recognisedAt! <= 60)
+    #expect(Self.ticks(take, normalised: false).recognisedAt == nil)
+  }
+
+  /// The shoulders' width against the torso's length, which the stretch distorts: after the
+  /// correction it is back within a fifth of the camera's own (a side view, where it is
+  /// smallest, is left out: there the torso alone sets the scale).
+  @Test func theCorrectionBringsBackTheBodysProportions() {
+    let take = recording("bicep_curl", reps: 6, view: "front", seed: 32)
+    func ratio(_ pose: Pose) -> Float? {
+      let (l, r, n) = (pose[.leftShoulder], pose[.rightShoulder], pose[.neck])
+      let hip = (pose[.leftHip], pose[.rightHip])
+      guard !l.isMissing, !r.isMissing, !n.isMissing, !hip.0.isMissing, !hip.1.isMissing else {
+        return nil
+      }
+      let width = ((l.x - r.x) * (l.x - r.x) + (l.y - r.y) * (l.y - r.y)).squareRoot()
+      let (hx, hy) = ((hip.0.x + hip.1.x) / 2, (hip.0.y + hip.1.y) / 2)
+      return width / ((n.x - hx) * (n.x - hx) + (n.y - hy) * (n.y - hy)).squareRoot()
+    }
+    let camera = Self.ticks(take, normalised: false).ticks.compactMap { ratio($0.pose) }
+    let corrected = Self.ticks(take, normalised: true).ticks.dropFirst(60).compactMap {
+      ratio($0.pose)
+    }
+    let median = { (values: [Float]) in values.sorted()[values.count / 2] }
+    #expect(
+      abs(median(corrected) / median(camera) - 1) < 0.2, "\(median(corrected)) \(median(camera))")
+  }
+
+  /// The same sets counted from the camera's poses and from their normalised copies: within a
+  /// rep of each other with the correction (without it, squats lose most of their depth).
+  @Test(arguments: [("squat", "front"), ("squat", "side"), ("push_up", "side"), ("lunge", "side")])
+  func normalisedCopiesCountLikeTheCamerasPoses(name: String, view: String) {
+    let take = recording(name, reps: 8, view: view, seed: 33)
+    let camera = Self.count(name, Self.ticks(take, normalised: false).ticks, lost: false)
+    let corrected = Self.count(name, Self.ticks(take, normalised: true).ticks, lost: true)
+    #expect(camera == 8)
+    #expect(abs(corrected - camera) <= 1, "\(name) from \(view): \(corrected) of \(camera)")
+  }
+}
