@@ -134,11 +134,13 @@ public struct Command: Sendable {
         result.flags.insert(name)
       } else if let inlineValue {
         result.values[name] = inlineValue
+        result.allValues[name, default: []].append(inlineValue)
       } else {
         guard index < words.count else {
           throw CLIError.usage("option '--\(name)' needs a value \(option.value!)", command: self)
         }
         result.values[name] = words[index]
+        result.allValues[name, default: []].append(words[index])
         index += 1
       }
     }
@@ -160,7 +162,10 @@ public struct Command: Sendable {
 public struct ParsedArguments {
   public let command: Command
   public var positionals: [String] = []
+  /// Each option's value (the last, when given more than once).
   public var values: [String: String] = [:]
+  /// Every value of each option, in the order given (`--annotations a --annotations b`).
+  public var allValues: [String: [String]] = [:]
   public var flags: Set<String> = []
   public var wantsHelp = false
 
@@ -176,6 +181,12 @@ public struct ParsedArguments {
       preconditionFailure("no option --\(name) in \(command.name)")
     }
     return values[name] ?? option.defaultValue
+  }
+
+  /// Every value an option was given, in order; empty when it was not given.
+  public func strings(_ name: String) -> [String] {
+    _ = string(name)  // the option must be in the table
+    return allValues[name] ?? []
   }
 
   /// A value the command cannot run without: a usage error naming the option when missing.

@@ -35,6 +35,8 @@ public enum DatasetBuilder {
       if recordingGenerator.unit() < 0.3 {
         variation.aspect = Float(0.6 + 1.1 * recordingGenerator.unit())
       }
+      // Frames normalised to their own box (a pipeline quirk the runtime corrects).
+      variation.boxNormalised = recordingGenerator.unit() < 0.15
       add(recording, variation: variation, labels: labels, stride: stride, group: index, to: &set)
       progress?(index + 1)
     }
@@ -48,17 +50,20 @@ public enum DatasetBuilder {
     var noFace = false
     /// Horizontal scale relative to vertical.
     var aspect: Float = 1
+    /// Each frame stretched to its own box, as some pipelines write them.
+    var boxNormalised = false
   }
 
   /// A recording's ticks: the frames through the layout writer and back (what a file would
-  /// hold), changed by `variation`, resampled to 30 fps.
+  /// hold), changed by `variation`, then through the runtime's front end (`FramePipeline`).
   static func ticks(_ recording: Recording, variation: Variation) -> [(t: Double, pose: Pose)] {
-    var resampler = Resampler()
+    var pipeline = FramePipeline()
+    var frame = PeopleFrame()
     var ticks: [(t: Double, pose: Pose)] = []
     let layout = recording.header.layout
     let space = recording.header.space
-    for frame in recording.frames {
-      var pose = frame.pose
+    for sample in recording.frames {
+      var pose = sample.pose
       if pose.hasPerson {
         // Through the layout: joints the layout lacks are lost, as they would be in a file.
         let raw = layout.layoutJoints(from: pose, space: space).flatMap {
@@ -74,8 +79,11 @@ public enum DatasetBuilder {
         if variation.aspect != 1 {
           for index in pose.joints.indices { pose.joints[index].x *= variation.aspect }
         }
+        if variation.boxNormalised { pose = pose.normalisedToItsBox(in: space) }
       }
-      resampler.push(t: frame.t, pose: pose) { tick, t in ticks.append((t, tick)) }
+      frame.t = sample.t
+      frame.people = pose.hasPerson ? [pose] : []
+      pipeline.push(frame) { tick, t in ticks.append((t, tick)) }
     }
     return ticks
   }
@@ -86,7 +94,8 @@ public enum DatasetBuilder {
   ) {
     let ticks = ticks(recording, variation: variation)
     guard !ticks.isEmpty else { return }
-    let features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
+    let recordingHandle = set.addRecording(
+      TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec()))
     let frames = set.window
     func segment(at t: Double) -> Recording.Segment? {
       recording.segments.first { t >= $0.start && t < $0.end }
@@ -101,8 +110,7 @@ public enum DatasetBuilder {
       let inside =
         (ticks[end].t - max(startTime, current.start)) / max(ticks[end].t - startTime, 1e-9)
       if inside < 0.4 && end >= frames { continue }
-      set.append(
-        TrainingSet.window(ending: end, in: features, window: frames), label: label, group: group)
+      set.addWindow(of: recordingHandle, endingAt: end, label: label, group: group)
     }
   }
 
@@ -110,9 +118,13 @@ public enum DatasetBuilder {
   /// in `variants` augmented copies (mirror with sides swapped, rotation, scale, speed, joint
   /// dropout, jitter). A clip shorter than a window is looped to fill one, as a person
   /// repeating the movement would, so the network never learns clip length from padding.
+  /// Windows in which fewer than `presence` of the frames show a person are left out: the
+  /// runtime does not classify those (long real videos have stretches with nobody in view).
+  ///
+  /// - Parameter include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
-    include: (Int) -> Bool = { _ in true }
+    presence: Double = 0.6, include: (Int) -> Bool = { _ in true }
   ) throws -> TrainingSet {
     var set = TrainingSet()
     var generator = SeededGenerator(seed: seed)
@@ -130,14 +142,17 @@ public enum DatasetBuilder {
       for variant in 0..<variants {
         var augmenter = Augmentation(
           generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0)
-        let poses = augmenter.apply(to: clip)
-        let looped = Augmentation.loop(poses, toAtLeast: set.window + 30)
-        let features = TrainingSet.features(of: looped, spec: FeatureSpec())
+        let poses = Augmentation.loop(augmenter.apply(to: clip), toAtLeast: set.window + 30)
+        let recording = set.addRecording(TrainingSet.features(of: poses, spec: FeatureSpec()))
+        // Frames with a person before each tick, for each window's share.
+        var seen = [0]
+        for pose in poses { seen.append(seen.last! + (pose.hasPerson ? 1 : 0)) }
         var end = set.window - 1 + (variant % stride)
-        while end < looped.count {
-          set.append(
-            TrainingSet.window(ending: end, in: features, window: set.window), label: label,
-            group: index)
+        while end < poses.count {
+          let shown = Double(seen[end + 1] - seen[end + 1 - set.window]) / Double(set.window)
+          if shown >= presence {
+            set.addWindow(of: recording, endingAt: end, label: label, group: index)
+          }
           end += stride
         }
       }

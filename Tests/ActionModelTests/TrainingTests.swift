@@ -95,20 +95,23 @@ import Testing
       }
       return (windows, labels)
     }
-    let train = make(600, seed: 1)
-    let test = make(200, seed: 2)
+    let size = Self.config.window * Self.config.inputFeatures
+    let (trainWindows, trainLabels) = make(600, seed: 1)
+    let train = WindowArray(windows: trainWindows, labels: trainLabels, size: size)
+    let (testWindows, testLabels) = make(200, seed: 2)
+    let test = WindowArray(windows: testWindows, labels: testLabels, size: size)
     var options = Trainer.Options()
     options.epochs = 6
     options.windowsPerEpoch = 1200
     options.batch = 32
     options.learningRate = 1e-2
     let result = Trainer.train(
-      config: Self.config, windows: train.0, labels: train.1, validation: test, options: options)
+      config: Self.config, data: train, validation: test, options: options)
     #expect(result.history.last!.loss < result.history.first!.loss)
     #expect(result.bestValidationAccuracy > 0.8)  // chance is a third
     // Reproducible: the same seed gives the same weights, bit for bit.
     let again = Trainer.train(
-      config: Self.config, windows: train.0, labels: train.1, validation: test, options: options)
+      config: Self.config, data: train, validation: test, options: options)
     #expect(again.parameters.values == result.parameters.values)
   }
 }

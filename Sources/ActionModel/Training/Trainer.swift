@@ -43,14 +43,12 @@ public enum Trainer {
   }
 
   /// - Parameters:
-  ///   - windows: (N, T, F); labels: N class indices.
-  ///   - validation: held-out windows and labels (none: the last epoch is kept).
+  ///   - data: the windows to learn from.
+  ///   - validation: held-out windows (none: the last epoch is kept).
   public static func train(
-    config: NetworkConfig, windows: [Float], labels: [Int],
-    validation: (windows: [Float], labels: [Int])?,
+    config: NetworkConfig, data: some TrainingWindows, validation: (some TrainingWindows)?,
     options: Options, progress: (Progress) -> Void = { _ in }
   ) -> Result {
-    precondition(labels.count * config.window * config.inputFeatures == windows.count)
     var generator = SeededGenerator(seed: options.seed)
     var parameters = Parameters(config: config, initialisedWith: &generator)
     var gradients = Parameters(config: config)
@@ -59,8 +57,8 @@ public enum Trainer {
       weightDecay: options.weightDecay)
     let graph = TrainingGraph(config: config, capacity: options.batch)
     let size = config.window * config.inputFeatures
-    let byClass: [[Int]] = (0..<config.classes).map { k in labels.indices.filter { labels[$0] == k }
-    }
+    var byClass = [[Int]](repeating: [], count: config.classes)
+    for index in 0..<data.count { byClass[data.label(index)].append(index) }
     let present = byClass.indices.filter { !byClass[$0].isEmpty }
     var best = (parameters, 0, -1.0)
     var history: [(Double, Double, Double)] = []
@@ -88,12 +86,9 @@ public enum Trainer {
         for slot in 0..<options.batch {
           let members = byClass[draw(&generator)]
           let index = members[Int(generator.next() % UInt64(members.count))]
-          batchLabels[slot] = labels[index]
+          batchLabels[slot] = data.label(index)
           batchWindows.withUnsafeMutableBufferPointer { target in
-            windows.withUnsafeBufferPointer { source in
-              (target.baseAddress! + slot * size).update(
-                from: source.baseAddress! + index * size, count: size)
-            }
+            data.copyWindow(index, into: target.baseAddress! + slot * size)
           }
         }
         for i in gradients.values.indices { gradients.values[i] = 0 }
@@ -113,9 +108,7 @@ public enum Trainer {
       let trainLoss = lossSum / Double(batches)
       let trainAccuracy = Double(correct) / Double(batches * options.batch)
       let validationAccuracy =
-        validation.map {
-          accuracy(graph, parameters: parameters, windows: $0.windows, labels: $0.labels)
-        } ?? trainAccuracy
+        validation.map { accuracy(graph, parameters: parameters, windows: $0) } ?? trainAccuracy
       history.append((trainLoss, trainAccuracy, validationAccuracy))
       progress(
         Progress(
@@ -135,27 +128,29 @@ public enum Trainer {
 
   /// The share of windows whose most probable class is their label.
   public static func accuracy(
-    _ graph: TrainingGraph, parameters: Parameters, windows: [Float], labels: [Int]
+    _ graph: TrainingGraph, parameters: Parameters, windows: some TrainingWindows
   ) -> Double {
-    guard !labels.isEmpty else { return 0 }
+    guard windows.count > 0 else { return 0 }
     let size = graph.config.window * graph.config.inputFeatures
+    let classes = graph.config.classes
+    var batch = [Float](repeating: 0, count: graph.capacity * size)
     var right = 0
     var start = 0
-    while start < labels.count {
-      let count = min(graph.capacity, labels.count - start)
+    while start < windows.count {
+      let count = min(graph.capacity, windows.count - start)
+      batch.withUnsafeMutableBufferPointer { target in
+        for b in 0..<count { windows.copyWindow(start + b, into: target.baseAddress! + b * size) }
+      }
       let probabilities = graph.predict(
-        windows: windows[start * size..<(start + count) * size], batch: count,
-        parameters: parameters)
-      for b in 0..<count {
-        let row = probabilities[b * graph.config.classes..<(b + 1) * graph.config.classes]
-        if row.indices.max(by: { row[$0] < row[$1] })! - b * graph.config.classes
-          == labels[start + b]
-        {
-          right += 1
-        }
+        windows: batch[0..<count * size], batch: count, parameters: parameters)
+      for b in 0..<count
+      where probabilities[b * classes..<(b + 1) * classes].indexOfLargest! - b * classes
+        == windows.label(start + b)
+      {
+        right += 1
       }
       start += count
     }
-    return Double(right) / Double(labels.count)
+    return Double(right) / Double(windows.count)
   }
 }

@@ -15,7 +15,9 @@ enum TrainCommand {
     options: [
       .value("output", "FILE", "Where to write the weights."),
       .value("synthetic", "N", "Synthetic workouts to draw (0 for none).", default: "400"),
-      .value("annotations", "FILE", "Create ML annotations of real recordings to learn from too."),
+      .value(
+        "annotations", "FILE",
+        "Create ML annotations of recordings to learn from too (give it again for more files)."),
       .value("variants", "N", "Augmented copies of each annotated clip.", default: "4"),
       .value(
         "epochs", "N", "At most this many epochs (early stopping may end sooner).", default: "12"),
@@ -37,7 +39,8 @@ enum TrainCommand {
     discussion: """
       The same arguments, data and machine give the same weights, bit for bit. Held-out
       synthetic recordings are new people, cameras and seeds; held-out annotated clips are whole
-      clips. 'make weights' trains the shipped model.
+      clips. Recordings are kept as frames and windows cut as they are drawn, so memory grows
+      with the recordings, not the windows. 'make weights' trains the shipped model.
       """,
     run: run
   )
@@ -45,87 +48,35 @@ enum TrainCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let output = try arguments.required("output")
     let synthetic = try arguments.int("synthetic", range: 0...100_000)!
-    let annotations = arguments.string("annotations")
-    guard synthetic > 0 || annotations != nil else {
+    let annotationFiles = arguments.strings("annotations")
+    guard synthetic > 0 || !annotationFiles.isEmpty else {
       throw CLIError.usage(
         "nothing to learn from: give --synthetic N above 0 or --annotations FILE", command: command)
     }
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
-    var options = Trainer.Options()
-    options.epochs = try arguments.int("epochs", range: 1...1000)!
-    options.windowsPerEpoch = try arguments.int("windows-per-epoch", range: 64...10_000_000)!
-    options.learningRate = Float(try arguments.double("learning-rate", range: 1e-6...1)!)
-    options.seed = seed
-    let otherWeight = try arguments.double("other-weight", range: 0.01...100)!
-    let validation = try arguments.double("validation", range: 0...0.9)!
     let labels = Labels.all
-    options.classWeights = labels.map { $0 == Labels.other ? otherWeight : 1 }
+    let options = try trainerOptions(arguments, labels: labels, seed: seed)
     let config = try ArchitectureOption.config(arguments, classes: labels.count, command: command)
+    let validation = try arguments.double("validation", range: 0...0.9)!
     let started = Date()
-    let terminal = Terminal.isTerminal(2)
-    func say(_ text: String) { Terminal.error(text) }
-    var data = TrainingSet()
-    var sources: [String] = []
-    if synthetic > 0 {
-      let set = DatasetBuilder.synthetic(count: synthetic, seed: seed, labels: labels) { done in
-        if terminal { say("\rsynthesising workouts \(done)/\(synthetic)") }
-      }
-      if terminal { say("") }
-      say("synthetic: \(set.count) windows from \(synthetic) workouts")
-      data.append(contentsOf: set)
-      sources.append("MotionSynth: \(synthetic) synthetic workouts, seed \(seed)")
-    }
-    if let annotations {
-      let variants = try arguments.int("variants", range: 1...100)!
-      var set: TrainingSet
-      do {
-        let fold = try FoldOption.parse(arguments, command: command)
-        set = try DatasetBuilder.annotated(
-          annotations, labels: labels, variants: variants, seed: seed ^ 0xA5A5
-        ) { clip in
-          fold.map { clip % $0.count != $0.index } ?? true
-        }
-      } catch let error as PoseFileError {
-        throw CLIError.failure(
-          "\(error)", hint: "check the annotation file and the pose files it names.")
-      }
-      // Clip groups after the synthetic recordings', so splits keep a clip on one side.
-      set = offsetGroups(set, by: 1_000_000)
-      say("annotated: \(set.count) windows from \(annotations) (\(variants) variants a clip)")
-      data.append(contentsOf: set)
-      sources.append("annotated recordings: \(annotations), \(variants) augmented variants a clip")
-    }
+    let (data, sources) = try gather(
+      synthetic: synthetic, annotations: annotationFiles, seed: seed, labels: labels,
+      arguments: arguments)
     let (train, held) = data.split(holdingOut: validation, seed: seed ^ 0x5EED)
-    let perClass = zip(labels, train.counts(classes: labels.count)).map { "\($0) \($1)" }
-    say(
-      "training on \(train.count) windows, validating on \(held.count); per class: "
-        + perClass.joined(separator: ", "))
+    var perClass = [Int](repeating: 0, count: labels.count)
+    for index in 0..<train.count { perClass[train.label(index)] += 1 }
+    Terminal.error(
+      "training on \(train.count) windows (\(data.frameCount) frames kept), validating on "
+        + "\(held.count); per class: "
+        + zip(labels, perClass).map { "\($0) \($1)" }.joined(separator: ", "))
+    let terminal = Terminal.isTerminal(2)
     let result = Trainer.train(
-      config: config, windows: train.windows, labels: train.labels,
-      validation: held.count > 0 ? (held.windows, held.labels) : nil, options: options
-    ) { progress in
-      if let validation = progress.validationAccuracy {
-        if terminal { say("") }
-        say(
-          String(
-            format: "epoch %d: loss %.3f, train accuracy %.1f%%, validation %.1f%%",
-            progress.epoch + 1, progress.loss, progress.accuracy * 100, validation * 100))
-      } else if terminal {
-        say(
-          String(
-            format: "\repoch %d  batch %d/%d  loss %.3f  accuracy %.1f%%", progress.epoch + 1,
-            progress.batch, progress.batches, progress.loss, progress.accuracy * 100))
-      }
-    }
-    let seconds = Date().timeIntervalSince(started)
-    var words = ["spotter", "train"]
-    for option in command.options where option.name != "output" {
-      if let value = arguments.values[option.name] { words += ["--\(option.name)", value] }
-    }
+      config: config, data: train, validation: held.count > 0 ? held : nil, options: options
+    ) { progress in report(progress, terminal: terminal) }
     let metadata = ModelMetadata(
       architecture: config, labels: labels,
       provenance: .init(
-        command: words.joined(separator: " "), seed: seed, data: sources,
+        command: commandLine(arguments), seed: seed, data: sources,
         notes: [
           "validation_accuracy": String(format: "%.4f", result.bestValidationAccuracy),
           "best_epoch": String(result.bestEpoch + 1),
@@ -135,14 +86,84 @@ enum TrainCommand {
     print(
       String(
         format: "Wrote %@: %d parameters, validation accuracy %.1f%% (epoch %d), %.0f s.", output,
-        config.parameterCount,
-        result.bestValidationAccuracy * 100, result.bestEpoch + 1, seconds))
+        config.parameterCount, result.bestValidationAccuracy * 100, result.bestEpoch + 1,
+        Date().timeIntervalSince(started)))
     return 0
   }
 
-  static func offsetGroups(_ set: TrainingSet, by offset: Int) -> TrainingSet {
-    var shifted = TrainingSet(window: set.window, features: set.features)
-    shifted.append(contentsOf: set, groupOffset: offset)
-    return shifted
+  static func trainerOptions(_ arguments: ParsedArguments, labels: [String], seed: UInt64) throws
+    -> Trainer.Options
+  {
+    var options = Trainer.Options()
+    options.epochs = try arguments.int("epochs", range: 1...1000)!
+    options.windowsPerEpoch = try arguments.int("windows-per-epoch", range: 64...10_000_000)!
+    options.learningRate = Float(try arguments.double("learning-rate", range: 1e-6...1)!)
+    options.seed = seed
+    let otherWeight = try arguments.double("other-weight", range: 0.01...100)!
+    options.classWeights = labels.map { $0 == Labels.other ? otherWeight : 1 }
+    return options
+  }
+
+  /// The windows to learn from: synthetic workouts, then each annotation file's clips (all but
+  /// the --fold left out), each file's groups kept apart from the others'.
+  static func gather(
+    synthetic: Int, annotations: [String], seed: UInt64, labels: [String],
+    arguments: ParsedArguments
+  ) throws -> (TrainingSet, sources: [String]) {
+    var data = TrainingSet()
+    var sources: [String] = []
+    if synthetic > 0 {
+      let progress = Progress(total: synthetic, unit: "synthesising workout")
+      let set = DatasetBuilder.synthetic(count: synthetic, seed: seed, labels: labels) {
+        progress.advance(to: $0)
+      }
+      progress.finish()
+      Terminal.error("synthetic: \(set.count) windows from \(synthetic) workouts")
+      data.append(contentsOf: set)
+      sources.append("MotionSynth: \(synthetic) synthetic workouts, seed \(seed)")
+    }
+    let variants = try arguments.int("variants", range: 1...100)!
+    let fold = try FoldOption.parse(arguments, command: command)
+    for (number, file) in annotations.enumerated() {
+      let set: TrainingSet
+      do {
+        set = try DatasetBuilder.annotated(
+          file, labels: labels, variants: variants, seed: seed ^ 0xA5A5 ^ UInt64(number)
+        ) { clip in fold.map { clip % $0.count != $0.index } ?? true }
+      } catch let error as PoseFileError {
+        throw CLIError.failure(
+          "\(error)", hint: "check the annotation file and the pose files it names.")
+      }
+      // Clip groups after the synthetic recordings', a million apart per file.
+      data.append(contentsOf: set, groupOffset: 1_000_000 * (number + 1))
+      Terminal.error("annotated: \(set.count) windows from \(file) (\(variants) variants a clip)")
+      sources.append("annotated recordings: \(file), \(variants) augmented variants a clip")
+    }
+    return (data, sources)
+  }
+
+  static func report(_ progress: Trainer.Progress, terminal: Bool) {
+    if let validation = progress.validationAccuracy {
+      if terminal { Terminal.error("") }
+      Terminal.error(
+        String(
+          format: "epoch %d: loss %.3f, train accuracy %.1f%%, validation %.1f%%",
+          progress.epoch + 1, progress.loss, progress.accuracy * 100, validation * 100))
+    } else if terminal {
+      Terminal.error(
+        String(
+          format: "\repoch %d  batch %d/%d  loss %.3f  accuracy %.1f%%", progress.epoch + 1,
+          progress.batch, progress.batches, progress.loss, progress.accuracy * 100),
+        newline: false)
+    }
+  }
+
+  /// The command as given (all but --output), for the model's provenance.
+  static func commandLine(_ arguments: ParsedArguments) -> String {
+    var words = ["spotter", "train"]
+    for option in command.options where option.name != "output" {
+      for value in arguments.allValues[option.name] ?? [] { words += ["--\(option.name)", value] }
+    }
+    return words.joined(separator: " ")
   }
 }
