@@ -129,6 +129,42 @@ import Testing
     #expect(together.get(1) == aloneB)
   }
 
+  /// A session whose predictions are batched by its caller (as the daemon does with many)
+  /// gives the same exercises, reps and cues as one that predicts on its own.
+  @Test func batchedPredictionsChangeNothing() {
+    let frames = Self.frames(Self.demo(seed: 5007))
+    let alone = Self.run(frames).filter(Self.isDecision).map(\.jsonLine)
+    let session = Self.runtime.makeSession(batchingPredictions: true)
+    let classifier = Self.runtime.classifier
+    let workspace = Workspace(for: classifier)
+    var window = [Float](
+      repeating: 0, count: classifier.config.window * classifier.config.inputFeatures)
+    var probabilities = [Float](repeating: 0, count: classifier.config.classes)
+    var events: [SpotterEvent] = []
+    var batches = 0
+    for frame in frames {
+      session.push(frame) { events.append($0) }
+      while session.predictionDue {
+        batches += 1
+        window.withUnsafeMutableBufferPointer { session.copyWindow(into: $0) }
+        window.withUnsafeBufferPointer { input in
+          probabilities.withUnsafeMutableBufferPointer {
+            classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+          }
+        }
+        probabilities.withUnsafeBufferPointer { session.resume(with: $0) { events.append($0) } }
+      }
+    }
+    session.finish { events.append($0) }
+    #expect(batches > 100)
+    #expect(events.filter(Self.isDecision).map(\.jsonLine) == alone)
+  }
+
+  /// Everything but predictions (whose probabilities may differ in the last digit).
+  static func isDecision(_ event: SpotterEvent) -> Bool {
+    if case .prediction = event { return false } else { return true }
+  }
+
   /// Two threads' results, behind a lock.
   final class Results: @unchecked Sendable {
     private var values: [[String]] = [[], []]

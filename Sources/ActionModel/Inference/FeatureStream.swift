@@ -14,21 +14,33 @@ public final class FeatureStream {
   private var extractor: FeatureExtractor
   /// The last T frames of features.
   public private(set) var window: PoseWindow
-  private let state: StreamState
+  /// The streaming network's cached activations; nil when predictions are made from the window
+  /// (by the caller, batched with other streams', or by `probabilities(into:)`).
+  private let state: StreamState?
   /// One frame's F features, reused.
   private var features: [Float]
+  /// For `probabilities(into:)` without a streaming state: the window, and the network's
+  /// scratch.
+  private var windowCopy: [Float] = []
+  private var workspace: Workspace?
 
-  public init(classifier: Classifier) {
+  /// - Parameter streaming: keep the streaming network's state (a cheap step per frame); off
+  ///   for a stream whose windows go through the network in batches with others'.
+  public init(classifier: Classifier, streaming: Bool = true) {
     self.classifier = classifier
     let config = classifier.config
     extractor = FeatureExtractor(spec: classifier.metadata.features)
     window = PoseWindow(capacity: config.window, featureCount: config.inputFeatures)
-    state = classifier.makeStream()
+    state = streaming ? classifier.makeStream() : nil
     features = [Float](repeating: 0, count: config.inputFeatures)
+    if !streaming {
+      windowCopy = [Float](repeating: 0, count: config.window * config.inputFeatures)
+      workspace = Workspace(for: classifier)
+    }
   }
 
   /// Frames pushed since `init` or `reset()`.
-  public var framesSeen: Int { state.framesSeen }
+  public private(set) var framesSeen = 0
 
   /// How many of the last T frames show a person.
   public var framesWithAPerson: Int { window.presentCount }
@@ -46,16 +58,29 @@ public final class FeatureStream {
   /// Takes one frame's F features computed elsewhere (all zeros for nobody).
   public func push(features: UnsafeBufferPointer<Float>) {
     window.push(features)
-    state.push(features)
+    state?.push(features)
+    framesSeen += 1
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats).
+  /// The probabilities over the model's labels for the last T frames (K floats): the
+  /// streaming state's, or the window's through the network.
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    state.probabilities(into: output)
+    if let state {
+      state.probabilities(into: output)
+      return
+    }
+    windowCopy.withUnsafeMutableBufferPointer { window.copy(into: $0) }
+    windowCopy.withUnsafeBufferPointer {
+      classifier.predict(windows: $0, count: 1, into: output, workspace: workspace!)
+    }
   }
 
   /// The probabilities as a new array. Allocates: for tools and tests, not the live path.
-  public func probabilities() -> [Float] { state.probabilities() }
+  public func probabilities() -> [Float] {
+    var output = [Float](repeating: 0, count: classifier.config.classes)
+    output.withUnsafeMutableBufferPointer { probabilities(into: $0) }
+    return output
+  }
 
   /// Copies the last T frames of features, (T, F) oldest first, zero-padded at the start.
   public func copyWindow(into output: UnsafeMutableBufferPointer<Float>) {
@@ -66,6 +91,7 @@ public final class FeatureStream {
   public func reset() {
     extractor.reset()
     window.removeAll()
-    state.reset()
+    state?.reset()
+    framesSeen = 0
   }
 }

@@ -16,8 +16,11 @@ public final class Runtime: Sendable {
     self.options = options
   }
 
-  /// A new stream.
-  public func makeSession() -> Session { Session(runtime: self) }
+  /// A new stream. With `batchingPredictions`, its predictions are left to the caller, to run
+  /// through the network with other sessions' in one batch (`Session.predictionDue`).
+  public func makeSession(batchingPredictions: Bool = false) -> Session {
+    Session(runtime: self, batchesPredictions: batchingPredictions)
+  }
 }
 
 /// How a session turns predictions into exercises. Defaults are chosen for 30 fps input and

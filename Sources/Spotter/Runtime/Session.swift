@@ -42,12 +42,20 @@ public final class Session {
   public private(set) var badLines = 0
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   private var positionsAreLost = false
+  /// Batched predictions: the time of the prediction waiting for `resume(with:emit:)`, and the
+  /// ticks that arrived after it, held until it is made.
+  private let batchesPredictions: Bool
+  private var pendingPrediction: Double?
+  private var heldTicks: FixedRing<(t: Double, pose: Pose)>
 
-  init(runtime: Runtime) {
+  /// - Parameter batchesPredictions: see `predictionDue`.
+  init(runtime: Runtime, batchesPredictions: Bool = false) {
     self.runtime = runtime
+    self.batchesPredictions = batchesPredictions
     let classifier = runtime.classifier
     pipeline = FramePipeline(fps: classifier.metadata.fps)
-    stream = FeatureStream(classifier: classifier)
+    stream = FeatureStream(classifier: classifier, streaming: !batchesPredictions)
+    heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
     probabilities = [Float](repeating: 0, count: classifier.config.classes)
     smoother = LabelSmoother(
       options: runtime.options, otherLabel: classifier.labels.firstIndex(of: Labels.other))
@@ -101,7 +109,53 @@ public final class Session {
     emit(.error(t: nil, line: error.line, message: error.description))
   }
 
+  // MARK: batched predictions
+
+  /// A session made with `batchesPredictions` does not run the network inside `push`: when a
+  /// prediction is due, `push` returns with this set, and the caller runs `copyWindow` through
+  /// the network (with other sessions' windows, in one batch) and hands the probabilities to
+  /// `resume(with:emit:)`, which makes the prediction and goes on with any ticks that arrived
+  /// since. Events and counts are those of a session that predicts on its own (the window pass
+  /// equals the streaming one within 1e-5).
+  public var predictionDue: Bool { pendingPrediction != nil }
+
+  /// The window the due prediction is for, (T, F) oldest first.
+  public func copyWindow(into output: UnsafeMutableBufferPointer<Float>) {
+    stream.copyWindow(into: output)
+  }
+
+  /// Makes the due prediction from `probabilities` (K floats), then processes the ticks held
+  /// since (which may make another prediction due).
+  public func resume(with probabilities: UnsafeBufferPointer<Float>, emit: (SpotterEvent) -> Void) {
+    guard let t = pendingPrediction else { return }
+    pendingPrediction = nil
+    _ = self.probabilities.withUnsafeMutableBufferPointer {
+      $0.update(fromContentsOf: probabilities)
+    }
+    decide(at: t, emit: emit)
+    while pendingPrediction == nil, let held = heldTicks.first {
+      heldTicks.removeOldest()
+      tick(held.pose, t: held.t, emit: emit)
+    }
+  }
+
+  /// Makes a due prediction with the session's own network pass (a caller that will not batch).
+  private func resolvePending(emit: (SpotterEvent) -> Void) {
+    while predictionDue {
+      let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: probabilities.count)
+      defer { output.deallocate() }
+      stream.probabilities(into: output)
+      resume(with: UnsafeBufferPointer(output), emit: emit)
+    }
+  }
+
+  // MARK: the frame path
+
   private func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) {
+    if pendingPrediction != nil {
+      heldTicks.append((t, pose))
+      return
+    }
     ticks += 1
     lastTime = t
     stream.push(pose)
@@ -114,31 +168,46 @@ public final class Session {
     predict(at: t, emit: emit)
   }
 
+  /// A prediction is due: say whether the window shows a person, then classify it now, or
+  /// leave it for the caller's batch.
   private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
-    let options = runtime.options
-    let labels = runtime.classifier.labels
     let enough =
       Float(stream.framesWithAPerson)
-      >= options.presenceFraction * Float(runtime.classifier.config.window)
+      >= runtime.options.presenceFraction * Float(runtime.classifier.config.window)
     if wasPresent != enough {
       wasPresent = enough
       emit(.presence(t: t, present: enough))
     }
-    var label: Int?
-    var confidence: Float = 0
-    if enough {
-      probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
-      let best = probabilities.indexOfLargest!
-      label = best
-      confidence = probabilities[best]
-      if options.reportPredictions {
-        emit(
-          .prediction(
-            t: t, label: labels[best], confidence: Double(confidence),
-            lowConfidence: confidence < options.lowConfidence,
-            probabilities: zip(labels, probabilities.map(Double.init)).map { ($0, $1) }))
-      }
+    guard enough else {
+      smooth(label: nil, confidence: 0, at: t, emit: emit)
+      return
     }
+    if batchesPredictions {
+      pendingPrediction = t
+      return
+    }
+    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+    decide(at: t, emit: emit)
+  }
+
+  /// The prediction from `probabilities`: reported if asked, then smoothed.
+  private func decide(at t: Double, emit: (SpotterEvent) -> Void) {
+    let options = runtime.options
+    let labels = runtime.classifier.labels
+    let best = probabilities.indexOfLargest!
+    let confidence = probabilities[best]
+    if options.reportPredictions {
+      emit(
+        .prediction(
+          t: t, label: labels[best], confidence: Double(confidence),
+          lowConfidence: confidence < options.lowConfidence,
+          probabilities: zip(labels, probabilities.map(Double.init)).map { ($0, $1) }))
+    }
+    smooth(label: best, confidence: confidence, at: t, emit: emit)
+  }
+
+  private func smooth(label: Int?, confidence: Float, at t: Double, emit: (SpotterEvent) -> Void) {
+    let labels = runtime.classifier.labels
     smoother.observe(label: label, confidence: confidence, t: t) { change in
       switch change {
       case .started(let index, let at):
@@ -210,6 +279,7 @@ public final class Session {
   /// Ends the stream: closes the exercise under way and emits the summary. `counters` adds
   /// what the caller lost on the way (the daemon's dropped frames and events).
   public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
+    resolvePending(emit: emit)
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     var counters = counters
     counters.badLines = badLines
