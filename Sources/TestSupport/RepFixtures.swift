@@ -8,6 +8,7 @@ public enum RepFixtures {
     public var count: Int
     public var reps: [Rep]
     public var cues: [String]
+    public var rejections: [Rejection] = []
   }
 
   /// Counts `definition` over the frames of `recording` between `start` and `end` (by default
@@ -30,6 +31,9 @@ public enum RepFixtures {
             outcome.reps.append(rep)
             if let cue = rep.cue { outcome.cues.append(cue) }
           case .cue(let message, _): outcome.cues.append(message)
+          case .rejected(let rejection):
+            outcome.rejections.append(rejection)
+            if let cue = rejection.cue { outcome.cues.append(cue) }
           }
         }
       }

@@ -128,7 +128,7 @@ struct PerFrameAllocationTests {
       for (index, pose) in frames.enumerated() {
         counter.process(pose, t: t) { event in if case .rep = event { reps += 1 } }
         // Now and then the person walks off: the engine starts afresh, still allocating nothing.
-        if index % 300 == 299 { counter.engine.interrupt() }
+        if index % 300 == 299 { counter.engine.interrupt(at: t, because: .gap) { _ in } }
         t += 1.0 / 30
       }
     }

@@ -222,21 +222,47 @@ func recording(
     "knee_raise": "side", "side_tilt": "front",
   ]
 
-  /// Every signal definition but the push-up's, whose shoulder height barely moves in the first
-  /// third of a rep (the elbows swing back before the chest drops): a synthetic partial push-up
-  /// is not counted, but too small to cue.
-  @Test(
-    arguments: catalogue.definitions.filter { $0.engine == .signal }.map(
-      \.name))
-  func partialRepsAreNotCountedButCued(name: String) throws {
+  /// Strict counting, every signal definition: a synthetic set of six reps with two partial
+  /// ones (a third of the way down) counts six, and refuses the partial ones with their reason
+  /// and cue (the push-up's shoulders barely move in the first third of a rep: too little to
+  /// mention).
+  @Test(arguments: catalogue.definitions.filter { $0.engine == .signal }.map(\.name))
+  func strictCountingRefusesPartialRepsWithTheirCue(name: String) throws {
+    var definition = catalogue.definition(named: name)!
+    definition.strict = true
+    let take = recording(
+      definition.label, reps: 6, view: Self.clearestView[name]!, seed: 77, partial: 2, noise: .light
+    )
+    let outcome = RepFixtures.count(definition, in: take)
+    // The push-up's floor once reps are known (22.5°) lets one of its deeper partials count.
+    #expect(outcome.count == 6 || (name == "push_up" && outcome.count == 7), "\(name)")
+    guard name != "push_up" else { return }
+    let partialCue = try #require(definition.partial?.cue)
+    #expect(
+      outcome.rejections.contains { $0.reason == .partial && $0.cue == partialCue },
+      "\(name): \(outcome.rejections)")
+  }
+
+  /// The default policy on the same sets: the partial reps there turn back a third of the way
+  /// down. Where that is a quarter of the typical range or more (push-ups, pull-ups, sit-ups,
+  /// presses, knee raises), they count, flagged partial; smaller, they are refused as too small
+  /// or, below `min_range_learned`, are nothing. The six full reps count, full.
+  @Test(arguments: catalogue.definitions.filter { $0.engine == .signal }.map(\.name))
+  func partialRepsCountFlaggedOrAreRefused(name: String) throws {
     let definition = catalogue.definition(named: name)!
     let take = recording(
       definition.label, reps: 6, view: Self.clearestView[name]!, seed: 77, partial: 2, noise: .light
     )
     let outcome = RepFixtures.count(definition, in: take)
-    #expect(outcome.count == 6, "\(name): \(outcome.count)")
-    let partialCue = try #require(definition.partial?.cue)
-    #expect(outcome.cues.contains(partialCue), "\(name): cues \(outcome.cues)")
+    let full = outcome.reps.filter { !$0.partial }
+    // A partial push-up a third of the way down in time bends the elbow half as far.
+    #expect(
+      full.count == 6 || (name == "push_up" && full.count == 7),
+      "\(name): \(outcome.reps.map(\.rangeOfMotion))")
+    #expect(outcome.count <= 8)
+    #expect(
+      outcome.rejections.allSatisfy { [.tooSmall, .tooFast].contains($0.reason) },
+      "\(outcome.rejections)")
   }
 
   @Test(arguments: [
@@ -472,8 +498,67 @@ func recording(
     #expect(!events.contains { if case .cue = $0 { true } else { false } }, "\(events)")
   }
 
-  /// The floor drops to `min_range_learned` once the person's own reps are known: the same
-  /// small movement is a partial rep before them and a rep after.
+  /// The counting policy on a signal drawn by hand (rises of one second, half a second apart, in
+  /// body sizes): a set of four full rises; a shallow one within the set counts, flagged
+  /// partial with its cue; a smaller one is refused as too small; after a pause the next rise
+  /// must move `min_range` again, and a small one then is swaying, said nothing of.
+  @Test func shallowRepsWithinASetCountAndSmallerOnesAreRefused() throws {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
+       "partial": {"min_range": 0.1, "cue": "higher"}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let engine = ExerciseCatalogue.makeEngine(definition)
+    var events: [RepEvent] = []
+    var t = 0.0
+    func rise(_ height: Float, rest: Int = 15) {
+      for frame in 0..<(30 + rest) {
+        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
+        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+    }
+    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.3, 0.17] { rise(height) }
+    rise(0, rest: 150)  // five seconds still: the set is over
+    rise(0.2)
+    let reps = events.compactMap { if case .rep(let rep) = $0 { rep } else { nil } }
+    let refused = events.compactMap { if case .rejected(let r) = $0 { r } else { nil } }
+    // The first 0.2 comes before any rep: below min_range and outside a set, it is nothing.
+    #expect(reps.map(\.partial) == [false, false, false, false, true], "\(events)")
+    #expect(reps.last?.cue == "higher")
+    #expect(refused.map(\.reason) == [.tooSmall], "\(refused)")
+    #expect(abs((refused.first?.rangeOfMotion ?? 0) - 0.17) < 0.02)
+    // Strict: only full rises count; the shallow one and the small ones are partial.
+    var strict = definition
+    strict.strict = true
+    let strictEngine = ExerciseCatalogue.makeEngine(strict)
+    events.removeAll()
+    t = 0
+    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.3, 0.17] {
+      for frame in 0..<45 {
+        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
+        strictEngine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+    }
+    #expect(strictEngine.count == 4)
+    let strictRefused = events.compactMap {
+      if case .rejected(let r) = $0 { r.reason } else { nil }
+    }
+    #expect(strictRefused == [.partial, .partial, .partial], "\(events)")
+  }
+
+  /// The floor drops to `min_range_learned` once the person's own reps are known (strict: the
+  /// same small movement is a partial rep before them and a rep after).
   @Test func theFloorDropsOnceTheRepsAreKnown() throws {
     let json = #"""
       {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
@@ -483,7 +568,8 @@ func recording(
                       "fraction": 0.3},
        "partial": {"min_range": 0.1, "cue": "higher"}}
       """#
-    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    var definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    definition.strict = true
     let engine = ExerciseCatalogue.makeEngine(definition)
     var events: [RepEvent] = []
     var t = 0.0
@@ -499,8 +585,10 @@ func recording(
       }
     }
     #expect(engine.count == 5)
-    let cues = events.filter { if case .cue = $0 { true } else { false } }
-    #expect(cues.count == 2, "\(events)")
+    let partial = events.filter {
+      if case .rejected(let r) = $0 { r.cue == "higher" } else { false }
+    }
+    #expect(partial.count == 2, "\(events)")
   }
 
   @Test func eachSideIsHeldToItsOwnReps() throws {
@@ -553,7 +641,12 @@ func recording(
     }
     #expect(counter.count == 1)
     // The second return to upright holds from 1.2 s and counts as reached on its second frame.
-    #expect(events.contains(.cue(message: definition.tooFastCue!, t: 1.3)))
+    #expect(
+      events.contains {
+        guard case .rejected(let rejection) = $0 else { return false }
+        return rejection.reason == .tooFast && rejection.end == 1.3
+          && rejection.cue == definition.tooFastCue
+      }, "\(events)")
   }
 }
 

@@ -191,6 +191,11 @@ extension ExerciseDefinition.Thresholds {
       if let fraction, !(fraction > 0 && fraction <= 1) {
         throw DefinitionProblem("fraction", "must be in (0, 1], got \(fraction)")
       }
+      if let countFraction, !(countFraction > 0 && countFraction <= (fraction ?? 0.5)) {
+        throw DefinitionProblem(
+          "count_fraction",
+          "must be above 0 and at most fraction (\(fraction ?? 0.5)), got \(countFraction)")
+      }
       if let learnSeconds, !(learnSeconds >= 1 && learnSeconds <= 600) {
         throw DefinitionProblem("learn_seconds", "must be in 1...600 seconds, got \(learnSeconds)")
       }

@@ -20,7 +20,10 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   /// The longest a rep may take (8 s unless given): slower changes are drift, not reps.
   public var maxRepSeconds: Double?
   public var tooFastCue: String?
-  /// Movements too shallow to count but deep enough to mention.
+  /// Count only full reps (`fraction` of the typical range): shallow ones are refused as
+  /// partial. Off unless given; `--strict` turns it on for every definition.
+  public var strict: Bool?
+  /// Shallow reps: the cue they get, and the least movement worth a word.
   public var partial: PartialRule?
   /// Form rules: at most one cue per rep, the failed rule with the lowest priority number.
   public var cues: [CueRule]?
@@ -108,8 +111,12 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     /// those, so a lower floor after them counts small-looking reps (a knee raised towards a
     /// camera above) without counting walks and jitter.
     public var minRangeLearned: Double?
-    /// Adaptive: a rep must move at least this share of the person's recent typical range.
+    /// Adaptive: a full rep moves at least this share of the person's recent typical full
+    /// range (default 0.5); a shallower one counts, flagged partial (strict counting refuses it).
     public var fraction: Double?
+    /// Adaptive: within a set, a movement of at least this share of the recent typical range
+    /// (default 0.25), and `min_range_learned`, is a rep: shallow reps count.
+    public var countFraction: Double?
     /// Adaptive: a rep is complete once the signal is back by this share of its own way down,
     /// if that is less than the movement required to start one (default 1). For a signal
     /// whose resting level is itself an estimate (`absolute`), which a rep can leave short.
@@ -173,7 +180,9 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     }
   }
 
-  /// Movements too shallow to count but deep enough to mention.
+  /// Shallow reps: `cue` is said on a counted partial rep and on a movement refused as too
+  /// small; `min_range` is the least movement (in the signal's units) that is mentioned at all,
+  /// below which it is jitter or fidgeting.
   public struct PartialRule: Codable, Equatable, Sendable {
     public var minRange: Double
     public var cue: String
@@ -217,7 +226,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case name, label, description, engine, partial, cues, anchors
+    case name, label, description, engine, partial, cues, anchors, strict
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
@@ -279,6 +288,7 @@ extension ExerciseDefinition {
     minRepSeconds = try container.decodeIfPresent(Double.self, forKey: .minRepSeconds)
     maxRepSeconds = try container.decodeIfPresent(Double.self, forKey: .maxRepSeconds)
     tooFastCue = try container.decodeIfPresent(String.self, forKey: .tooFastCue)
+    strict = try container.decodeIfPresent(Bool.self, forKey: .strict)
     partial = try container.decodeIfPresent(PartialRule.self, forKey: .partial)
     cues = try container.decodeIfPresent([CueRule].self, forKey: .cues)
     anchors = try container.decodeIfPresent(Anchors.self, forKey: .anchors)
@@ -303,6 +313,7 @@ extension ExerciseDefinition {
     try container.encodeIfPresent(minRepSeconds, forKey: .minRepSeconds)
     try container.encodeIfPresent(maxRepSeconds, forKey: .maxRepSeconds)
     try container.encodeIfPresent(tooFastCue, forKey: .tooFastCue)
+    try container.encodeIfPresent(strict, forKey: .strict)
     try container.encodeIfPresent(partial, forKey: .partial)
     try container.encodeIfPresent(cues, forKey: .cues)
     try container.encodeIfPresent(anchors, forKey: .anchors)
@@ -333,6 +344,7 @@ extension ExerciseDefinition.Thresholds {
     case mode, enter, exit, fraction
     case minRange = "min_range"
     case minRangeLearned = "min_range_learned"
+    case countFraction = "count_fraction"
     case returnFraction = "return_fraction"
     case learnSeconds = "learn_seconds"
   }

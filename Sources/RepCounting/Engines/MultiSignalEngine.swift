@@ -35,7 +35,7 @@ final class MultiSignalEngine: RepEngine {
           leader = index
           rep.count = count
           emit(.rep(rep))
-        case .cue:
+        case .cue, .rejected:
           if index == leader { emit(event) }
         }
       }
@@ -52,7 +52,9 @@ final class MultiSignalEngine: RepEngine {
     leader = 0
   }
 
-  func interrupt() {
-    for engine in engines { engine.interrupt() }
+  func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
+    for index in engines.indices {
+      engines[index].interrupt(at: t, because: reason) { if index == leader { emit($0) } }
+    }
   }
 }

@@ -55,7 +55,8 @@ public final class RepCounter {
     guard pose.hasPerson else { return }
     let bodySize = size.update(with: pose)
     if let lastSeen, t - lastSeen > 1 {
-      engine.interrupt()  // nobody for a second: whatever was under way is over
+      // Nobody for a second: whatever was under way is over.
+      engine.interrupt(at: t, because: .gap, emit: emit)
       trail.removeAll()
       visibility.restart()
     }
@@ -70,15 +71,19 @@ public final class RepCounter {
       pose, bodySize: bodySize, minConfidence: Float(definition.minConfidence), afterGap: afterGap)
       == true
     {
-      engine.interrupt()  // the hands or feet moved: getting into position, not a rep
+      // The hands or feet moved: getting into position, not a rep.
+      engine.interrupt(at: t, because: .anchor, emit: emit)
     }
     if moving > 0.5 && !positionsAreLost {
-      if !interrupted { engine.interrupt() }
+      if !interrupted { engine.interrupt(at: t, because: .travel, emit: emit) }
       interrupted = true
       return
     }
     interrupted = false
-    if let cue = visibility.check(pose, t: t) { emit(.cue(message: cue, t: t)) }
+    if let cue = visibility.check(pose, t: t) {
+      engine.interrupt(at: t, because: .outOfSight, emit: emit)
+      emit(.cue(message: cue, t: t))
+    }
     engine.process(pose, t: t, bodySize: bodySize, emit: emit)
   }
 

@@ -12,12 +12,16 @@ public struct Rep: Equatable, Sendable {
   /// Seconds going into the rep (down, for a squat) and coming back.
   public var timeDown: Double
   public var timeUp: Double
-  /// The most important form cue for this rep, if a rule failed.
+  /// Shallower than the person's own full reps: counted, and cued.
+  public var partial: Bool
+  /// The side that led the rep, for exercises done a side at a time (`side` max or min).
+  public var side: String?
+  /// The most important form cue for this rep, if a rule failed (or the partial cue).
   public var cue: String?
 
   public init(
     count: Int, start: Double, end: Double, rangeOfMotion: Double, timeDown: Double, timeUp: Double,
-    cue: String? = nil
+    partial: Bool = false, side: String? = nil, cue: String? = nil
   ) {
     self.count = count
     self.start = start
@@ -25,6 +29,49 @@ public struct Rep: Equatable, Sendable {
     self.rangeOfMotion = rangeOfMotion
     self.timeDown = timeDown
     self.timeUp = timeUp
+    self.partial = partial
+    self.side = side
+    self.cue = cue
+  }
+}
+
+/// A movement the engine saw and did not count, and why: the report and the tests read these,
+/// and a person hears the cue.
+public struct Rejection: Equatable, Sendable {
+  public enum Reason: String, Sendable, CaseIterable {
+    /// Within a set, a movement that turned back before it was big enough to be a rep at all.
+    case tooSmall = "too_small"
+    /// Only with strict counting: a movement short of a full rep.
+    case partial
+    /// Quicker than `min_rep_seconds`.
+    case tooFast = "too_fast"
+    /// The bottom held longer than `max_rep_seconds`: a drift or someone sitting down.
+    case tooSlow = "too_slow"
+    /// A rep under way dropped: an anchor moved, the person walked, or left the picture.
+    case interrupted
+    /// A rep under way dropped because the joints it is counted from went out of sight.
+    case outOfSight = "out_of_sight"
+  }
+
+  public var reason: Reason
+  /// When the movement began and when it was refused.
+  public var start: Double
+  public var end: Double
+  /// How far it moved, in the signal's units.
+  public var rangeOfMotion: Double
+  /// What interrupted it, for `interrupted`: `anchor`, `travel`, `gap`.
+  public var detail: String?
+  public var cue: String?
+
+  public init(
+    reason: Reason, start: Double, end: Double, rangeOfMotion: Double, detail: String? = nil,
+    cue: String? = nil
+  ) {
+    self.reason = reason
+    self.start = start
+    self.end = end
+    self.rangeOfMotion = rangeOfMotion
+    self.detail = detail
     self.cue = cue
   }
 }
@@ -32,8 +79,25 @@ public struct Rep: Equatable, Sendable {
 /// What a rep engine reports as frames go by.
 public enum RepEvent: Equatable, Sendable {
   case rep(Rep)
-  /// A cue that belongs to no counted rep: a partial rep, a rep too fast to count.
+  /// A movement not counted, with its reason (and maybe a cue).
+  case rejected(Rejection)
+  /// A cue that belongs to no movement (a joint out of sight).
   case cue(message: String, t: Double)
+}
+
+/// Why a rep under way is abandoned from outside the engine.
+public enum Interruption: String, Sendable {
+  /// An anchor (the hands of a push-up, the feet of a squat) left its place.
+  case anchor
+  /// The person crossed the picture.
+  case travel
+  /// Nobody was seen for a while.
+  case gap
+  /// The joints it is counted from have been out of sight for seconds.
+  case outOfSight = "out_of_sight"
+
+  /// The reason a rep under way that this ends is refused with.
+  public var rejection: Rejection.Reason { self == .outOfSight ? .outOfSight : .interrupted }
 }
 
 /// A rep engine: counts one exercise from canonical poses at a steady frame rate.
@@ -51,6 +115,7 @@ public protocol RepEngine: AnyObject {
   /// frames. Engines that read only angles ignore it.
   var scaleIsPerFrame: Bool { get set }
   /// Abandons the rep in progress, keeping the count and what was learned: the person walked
-  /// away, or across the room, and what comes next starts afresh.
-  func interrupt()
+  /// away, or across the room, and what comes next starts afresh. A rep that was under way is
+  /// reported as `interrupted`.
+  func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void)
 }

@@ -4,20 +4,30 @@ import Poses
 ///
 /// Each frame: read the signal (holding everything while its joints are missing or unsure),
 /// smooth it with an EMA, then run a two-state machine. Internally the signal is turned so a rep
-/// always goes *down* first. At the top, the engine waits for the signal to drop past the entry
+/// always goes *down* first. At the top, the engine waits for the signal to drop past the count
 /// threshold; at the bottom, it follows the lowest point and counts the rep when the signal
-/// comes back past the exit threshold: one count, on one edge.
+/// comes back: one count, on one edge.
 ///
-/// Thresholds are fixed numbers, or adaptive: the rep must move at least `min_range`, and at
-/// least `fraction` of the person's typical range over the last `learn_seconds` (the median of
-/// their recent full reps, or for alternating sides the smaller of the two sides' medians),
-/// measured from the highest point before the drop; once those reps are known, the floor is
-/// `min_range_learned` (a walk or a still person never makes them).
-/// So the engine learns each person's range within their first reps, from any camera angle,
-/// and rests, walking or a change of view seconds ago do not dilute it. Movements past
-/// `partial.min_range` that turn back before the threshold are partial reps: not counted, but
-/// cued. A rep completes when the signal is back by the drop required to start one, or by
-/// `return_fraction` of its own drop if less.
+/// Count what a person would count. Thresholds are fixed numbers, or adaptive to the person:
+/// - the first rep of a set (or the first after a pause) must move `min_range`, a floor that
+///   walking, swaying and a still person with a noisy detector do not reach;
+/// - within a set (the last rep ended less than two typical rep durations ago), a movement of
+///   `count_fraction` of the person's typical range (the median of their last six reps within
+///   `learn_seconds`; for alternating sides the smaller of the two sides' medians), and at
+///   least `min_range_learned`, is a rep: a shallow rep counts, flagged `partial` when it moves
+///   less than `fraction` of the typical full rep, with the partial cue;
+/// - a rep completes when the signal is back by the count threshold or by half its own way
+///   down, whichever is more (capped by `return_fraction` of its way down): getting up from
+///   the floor, half a movement back, is not a rep.
+///
+/// Strict counting (`strict`, or `--strict`) counts only full reps: past `fraction` of the
+/// typical range from the first rep known, as before shallow reps were counted; a shallower one
+/// is refused as `partial`.
+///
+/// Nothing is dropped silently: a movement within a set that turns back before the count
+/// threshold (past `partial.min_range`) is refused as `too_small`, a rep quicker than
+/// `min_rep_seconds` as `too_fast`, a bottom held past `max_rep_seconds` as `too_slow`, and a rep
+/// under way when the counter interrupts the engine as `interrupted`.
 final class SignalEngine: RepEngine {
   let definition: ExerciseDefinition
   private(set) var count = 0
@@ -31,13 +41,17 @@ final class SignalEngine: RepEngine {
   private let minRange: Double
   private let learnedMinRange: Double
   private let returnFraction: Double
-  private let fraction: Double
+  /// Full reps move this share of the typical range; reps move `countFraction` of it.
+  private let fullFraction: Double
+  private let countFraction: Double
   private let learnSeconds: Double
   private let minRepSeconds: Double
   private let partial: ExerciseDefinition.PartialRule?
   /// A rep takes at most this long (`max_rep_seconds`, 8 s by default); a slower "rep" is a
   /// drift, and a bottom held longer is someone sitting down: back to the top.
   private let maxRepSeconds: Double
+  /// Count only full reps.
+  var strict: Bool
 
   private var smoothed: Double?
   private var atBottom = false
@@ -46,22 +60,29 @@ final class SignalEngine: RepEngine {
   private var peakSetAt = 0.0  // when the peak was last raised
   private var trough = 0.0
   private var troughTime = 0.0
-  private var dipTop = 0.0  // the highest point since the last rep or partial, while at the top
+  /// The count threshold when the rep under way started.
+  private var threshold = 0.0
+  private var dipTop = 0.0  // the highest point since the last rep or refusal, while at the top
   private var dipLow = 0.0  // the lowest point since `dipTop`
+  private var dipStart = 0.0
   private var lastTime: Double?
-  /// The ranges and end times of the last six full reps.
-  private var recentRanges = FixedRing<(range: Double, time: Double, side: SideChoice?)>(
-    capacity: 6, repeating: (0, 0, nil))
+  /// The last six counted reps: range, end, duration, leading side, whether full.
+  private var recentReps = FixedRing<(range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)>(
+    capacity: 6, repeating: (0, 0, 0, nil, false))
   private var scratch: [Double] = []
   /// The last rep's trough and drop, until its way back up is known.
   private var pendingTrough: Double?
   private var pendingDrop = 0.0
+  private var pendingRep: (duration: Double, full: Bool) = (0, false)
   /// The side that led at the bottom of the rep under way, and of the pending one.
   private var troughSide: SideChoice?
   private var pendingSide: SideChoice?
+  /// When the last rep was counted.
+  private var lastRepEnd = -Double.infinity
   /// Offsets and distances are in body sizes, measured at `scale` (angles need none).
   private let scaled: Bool
   private var scale: Float?
+  var scaleIsPerFrame = false
 
   /// - Precondition: the definition's engine is the signal engine.
   init(_ definition: ExerciseDefinition) {
@@ -87,15 +108,24 @@ final class SignalEngine: RepEngine {
     minRange = thresholds.minRange ?? 0
     learnedMinRange = thresholds.minRangeLearned ?? minRange
     returnFraction = thresholds.returnFraction ?? 1
-    fraction = thresholds.fraction ?? 0.5
+    fullFraction = thresholds.fraction ?? 0.5
+    countFraction = thresholds.countFraction ?? 0.25
     learnSeconds = thresholds.learnSeconds ?? 30
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
     partial = definition.partial
+    strict = definition.strict ?? false
     scratch.reserveCapacity(8)
   }
 
-  func interrupt() {
+  func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
+    if atBottom, let smoothed {
+      emit(
+        .rejected(
+          Rejection(
+            reason: reason.rejection, start: peakTime, end: t, rangeOfMotion: peak - smoothed,
+            detail: reason == .outOfSight ? nil : reason.rawValue)))
+    }
     reader.restart()
     smoothed = nil
     atBottom = false
@@ -110,46 +140,75 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
-    recentRanges.removeAll()
+    recentReps.removeAll()
     pendingTrough = nil
     scale = nil
+    lastRepEnd = -.infinity
   }
 
-  /// The drop that starts a rep (adaptive): min_range, or once the person's full reps in the
-  /// last `learn_seconds` are known, `fraction` of their median range but at least
-  /// min_range_learned.
+  // MARK: thresholds
+
+  /// The drop that starts a rep (adaptive). Strict: `min_range`, then once reps are known
+  /// `fraction` of the typical range but at least `min_range_learned`. Otherwise: within a set
+  /// `count_fraction` of the typical range but at least `min_range_learned`; else `min_range`.
   private func required(at t: Double) -> Double {
-    guard let typical = typicalRange(at: t) else { return minRange }
-    return max(learnedMinRange, fraction * typical)
+    guard let typical = typicalRange(at: t, fullOnly: false) else { return minRange }
+    if strict { return max(learnedMinRange, fullFraction * typical) }
+    guard inSet(at: t) else { return minRange }
+    return max(learnedMinRange, countFraction * typical)
   }
 
-  /// The median of the recent full reps' ranges; when the sides alternate (a knee raise led by
-  /// each leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a
-  /// little less looks half as high, and it is held to its own reps, not the other leg's.
-  private func typicalRange(at t: Double) -> Double? {
-    let all = median(at: t, side: nil)
-    guard let left = median(at: t, side: .left), let right = median(at: t, side: .right) else {
-      return all
+  /// The drop of a full rep: what the top is judged by (how near the peak still counts as the
+  /// top, how fast a resting level sinks), so shallow reps do not move where a rep starts.
+  private func fullDrop(at t: Double) -> Double {
+    guard let typical = typicalRange(at: t, fullOnly: false) else { return minRange }
+    return max(learnedMinRange, fullFraction * typical)
+  }
+
+  /// Whether a set is under way: the last rep ended within two of the recent reps' median
+  /// durations (a pause longer than that, and the next rep must prove itself again).
+  private func inSet(at t: Double) -> Bool {
+    guard let duration = median(at: t, side: nil, fullOnly: false, of: \.duration) else {
+      return false
     }
+    return t - lastRepEnd <= 2 * max(duration, 0.5)
+  }
+
+  /// The median range of the recent reps; when the sides alternate (a knee raise led by each
+  /// leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a little
+  /// less looks half as high, and it is held to its own reps, not the other leg's.
+  private func typicalRange(at t: Double, fullOnly: Bool) -> Double? {
+    let all = median(at: t, side: nil, fullOnly: fullOnly, of: \.range)
+    guard let left = median(at: t, side: .left, fullOnly: fullOnly, of: \.range),
+      let right = median(at: t, side: .right, fullOnly: fullOnly, of: \.range)
+    else { return all }
     return min(left, right)
   }
 
-  /// The median range of the full reps in the last `learn_seconds` (led by `side`, if given).
-  private func median(at t: Double, side: SideChoice?) -> Double? {
+  /// The median of a measure of the reps in the last `learn_seconds` (led by `side`, if given;
+  /// full ones only, if asked).
+  private func median(
+    at t: Double, side: SideChoice?, fullOnly: Bool,
+    of measure: KeyPath<(range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool), Double>
+  ) -> Double? {
     scratch.removeAll(keepingCapacity: true)
-    for entry in recentRanges where t - entry.time <= learnSeconds {
+    for entry in recentReps where t - entry.time <= learnSeconds {
       if let side, entry.side != side { continue }
-      // Insertion into a sorted list of at most eight: no allocation, no sort buffer.
+      if fullOnly && !entry.full { continue }
+      // Insertion into a sorted list of at most six: no allocation, no sort buffer.
+      let value = entry[keyPath: measure]
       var slot = scratch.count
-      scratch.append(entry.range)
-      while slot > 0, scratch[slot - 1] > entry.range {
+      scratch.append(value)
+      while slot > 0, scratch[slot - 1] > value {
         scratch[slot] = scratch[slot - 1]
         slot -= 1
       }
-      scratch[slot] = entry.range
+      scratch[slot] = value
     }
     return scratch.isEmpty ? nil : scratch[scratch.count / 2]
   }
+
+  // MARK: frames
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
     let bodySize = measuringScale(bodySize)
@@ -172,60 +231,98 @@ final class SignalEngine: RepEngine {
     let s = dt > 0.15 ? value : previous + alpha * (value - previous)
     smoothed = s
     if atBottom {
-      rules.observe(pose, main: raw, bodySize: bodySize, minConfidence: minConfidence)
-      if s < trough {
-        trough = s
-        troughTime = t
-        troughSide = reader.leadingSide
-      }
-      let back =
-        fixedExit.map { s >= $0 }
-        ?? (s >= trough + min(required(at: t), returnFraction * (peak - trough)))
-      if back {
-        finishRep(at: t, emit: emit)
-      } else if t - peakTime > maxRepSeconds {
-        atBottom = false
-        startTop(s, t)
-      }
-      return
+      followBottom(s, raw: raw, pose: pose, bodySize: bodySize, t: t, emit: emit)
+    } else {
+      followTop(s, raw: raw, pose: pose, bodySize: bodySize, t: t, dt: dt, emit: emit)
     }
-    // At the top: the peak follows the signal up at once and, after 1.5 s below it, down slowly
-    // (a third of the required drop a second), so a new resting level is learned within
-    // seconds while a rep in progress is measured from its real top. The rep
-    // starts when the signal last left the top (within a tenth of the drop of the peak).
+  }
+
+  private func followBottom(
+    _ s: Double, raw: Double, pose: Pose, bodySize: Float, t: Double, emit: (RepEvent) -> Void
+  ) {
+    rules.observe(pose, main: raw, bodySize: bodySize, minConfidence: minConfidence)
+    if s < trough {
+      trough = s
+      troughTime = t
+      troughSide = reader.leadingSide
+    }
+    let drop = peak - trough
+    let back: Bool
+    if let fixedExit {
+      back = s >= fixedExit
+    } else if strict {
+      back = s >= trough + min(threshold, returnFraction * drop)
+    } else {
+      back = s >= trough + min(max(threshold, drop / 2), returnFraction * drop)
+    }
+    if back {
+      finishRep(at: t, emit: emit)
+    } else if t - peakTime > maxRepSeconds {
+      emit(
+        .rejected(
+          Rejection(reason: .tooSlow, start: peakTime, end: t, rangeOfMotion: drop)))
+      atBottom = false
+      startTop(s, t)
+    }
+  }
+
+  /// At the top: the peak follows the signal up at once and, after 1.5 s below it, down slowly
+  /// (a third of the required drop a second), so a new resting level is learned within
+  /// seconds while a rep in progress is measured from its real top. The rep starts when the
+  /// signal last left the top (within a tenth of the drop of the peak).
+  private func followTop(
+    _ s: Double, raw: Double, pose: Pose, bodySize: Float, t: Double, dt: Double,
+    emit: (RepEvent) -> Void
+  ) {
     let needed = required(at: t)
+    let full = fullDrop(at: t)
     if s >= peak {
       peak = s
       peakSetAt = t
       rules.beginRep()  // a rep is measured from the top it leaves
     } else if t - peakSetAt > 1.5 {
       // Below the peak for a while without a rep: a new resting level, not a rep under way.
-      peak = max(s, peak - needed * dt / 3)
+      peak = max(s, peak - full * dt / 3)
     }
-    if s >= peak - 0.1 * needed { peakTime = t }
+    if s >= peak - 0.1 * full { peakTime = t }
     rules.observe(pose, main: raw, bodySize: bodySize, minConfidence: minConfidence)
     let dropped = fixedEnter.map { s <= $0 } ?? (s <= peak - needed)
     if dropped {
       learnPendingRange(at: t)
       atBottom = true
+      threshold = required(at: t)  // with the rep just learned
       trough = s
       troughTime = t
       troughSide = reader.leadingSide
       return
     }
-    // A dip that turns back before the threshold: a partial rep, measured from the highest
-    // point before it (which, unlike the peak, does not sink while the dip lasts).
+    refuseTooSmall(s, t: t, emit: emit)
+  }
+
+  /// A dip that turns back before the count threshold, measured from the highest point before
+  /// it (which, unlike the peak, does not sink while the dip lasts): refused as too small
+  /// within a set (strict: as partial), and said nothing of outside one, where it is swaying.
+  private func refuseTooSmall(_ s: Double, t: Double, emit: (RepEvent) -> Void) {
+    guard let partial else { return }
     if s >= dipTop {
       dipTop = s
       dipLow = s
-    } else {
-      dipLow = min(dipLow, s)
-      if let partial, dipTop - dipLow >= partial.minRange, s >= dipLow + partial.minRange {
-        emit(.cue(message: partial.cue, t: t))
-        dipTop = s
-        dipLow = s
-      }
+      dipStart = t
+      return
     }
+    dipLow = min(dipLow, s)
+    let floor = strict ? partial.minRange : max(partial.minRange, learnedMinRange)
+    guard dipTop - dipLow >= floor, s >= dipLow + floor else { return }
+    if strict || inSet(at: dipStart) {
+      emit(
+        .rejected(
+          Rejection(
+            reason: strict ? .partial : .tooSmall, start: dipStart, end: t,
+            rangeOfMotion: dipTop - dipLow, cue: partial.cue)))
+    }
+    dipTop = s
+    dipLow = s
+    dipStart = t
   }
 
   private func finishRep(at t: Double, emit: (RepEvent) -> Void) {
@@ -235,22 +332,43 @@ final class SignalEngine: RepEngine {
     let range = peak - trough
     defer { startTop(smoothed!, t) }
     // Longer than any rep: a drift (walking up to the camera), not a movement.
-    guard duration <= maxRepSeconds else { return }
-    guard duration >= minRepSeconds else {
-      if let message = definition.tooFastCue { emit(.cue(message: message, t: t)) }
+    guard duration <= maxRepSeconds else {
+      emit(.rejected(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range)))
       return
     }
+    guard duration >= minRepSeconds else {
+      emit(
+        .rejected(
+          Rejection(
+            reason: .tooFast, start: start, end: t, rangeOfMotion: range,
+            cue: definition.tooFastCue)))
+      return
+    }
+    let isPartial = isShallow(range, at: t)
     count += 1
+    lastRepEnd = t
     pendingTrough = trough
     pendingDrop = range
     pendingSide = troughSide
+    pendingRep = (duration, !isPartial)
+    let formCue = rules.cue(
+      duration: duration, start: peak * sign, extreme: trough * sign, range: range)
     emit(
       .rep(
         Rep(
           count: count, start: start, end: t, rangeOfMotion: range, timeDown: troughTime - start,
-          timeUp: t - troughTime,
-          cue: rules.cue(
-            duration: duration, start: peak * sign, extreme: trough * sign, range: range))))
+          timeUp: t - troughTime, partial: isPartial,
+          side: troughSide.map { $0 == .left ? "left" : "right" },
+          cue: isPartial ? partial?.cue ?? formCue : formCue)))
+  }
+
+  /// Whether a counted rep is shallower than `fraction` of the person's recent full reps (of
+  /// all recent reps while none is full). Before any rep is known, none is.
+  private func isShallow(_ range: Double, at t: Double) -> Bool {
+    guard fixedEnter == nil,
+      let typical = typicalRange(at: t, fullOnly: true) ?? typicalRange(at: t, fullOnly: false)
+    else { return false }
+    return range < fullFraction * typical
   }
 
   /// Learns the last rep's range once the signal has come back as far as it will: the smaller
@@ -261,14 +379,14 @@ final class SignalEngine: RepEngine {
     guard let trough = pendingTrough else { return }
     let range = min(pendingDrop, peak - trough)
     pendingTrough = nil
-    recentRanges.append((range, t, pendingSide))
+    recentReps.append((range, t, pendingRep.duration, pendingSide, pendingRep.full))
   }
 
   /// The body size a rep is measured in: it follows the estimate only between reps, so a step
   /// in the estimate (a change of posture changes which segments show whole) cannot make or
   /// break a rep; what the engine holds is converted to the new size, as the same picture.
-  var scaleIsPerFrame = false
-
+  /// When the picture's own scale changes every frame (`scaleIsPerFrame`), each frame is
+  /// measured in its own.
   private func measuringScale(_ bodySize: Float) -> Float {
     if scaleIsPerFrame { return bodySize }
     guard scaled, let old = scale else {
@@ -293,5 +411,6 @@ final class SignalEngine: RepEngine {
     peakSetAt = t
     dipTop = s
     dipLow = s
+    dipStart = t
   }
 }

@@ -89,7 +89,17 @@ final class StagedEngine: RepEngine {
   /// Stages read angles, which need no body size.
   var scaleIsPerFrame = false
 
-  func interrupt() {
+  /// The measure's range over the cycle under way (0 without a measure).
+  private var measuredRange: Double { high >= low ? high - low : 0 }
+
+  func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
+    if let current, current > 0 {
+      emit(
+        .rejected(
+          Rejection(
+            reason: reason.rejection, start: leftFirstStage, end: t,
+            rangeOfMotion: measuredRange, detail: reason == .outOfSight ? nil : reason.rawValue)))
+    }
     current = nil
     candidate = -1
     candidateFrames = 0
@@ -157,9 +167,13 @@ final class StagedEngine: RepEngine {
       return
     }
     let next = (current + 1) % stages.count
-    // Back at the first stage before the cycle is through: a partial rep.
+    // Back at the first stage before the cycle is through: the cycle was not completed.
     if current > 0, next != 0, advance(to: 0, pose) {
-      if let message = definition.partial?.cue { emit(.cue(message: message, t: t)) }
+      emit(
+        .rejected(
+          Rejection(
+            reason: .tooSmall, start: leftFirstStage, end: t, rangeOfMotion: measuredRange,
+            cue: definition.partial?.cue)))
       self.current = 0
       return
     }
@@ -176,7 +190,11 @@ final class StagedEngine: RepEngine {
     guard next == 0 else { return }
     let duration = t - leftFirstStage
     if t - lastRep < cooldown {
-      if let message = definition.tooFastCue { emit(.cue(message: message, t: t)) }
+      emit(
+        .rejected(
+          Rejection(
+            reason: .tooFast, start: leftFirstStage, end: t, rangeOfMotion: measuredRange,
+            cue: definition.tooFastCue)))
       return
     }
     lastRep = t
@@ -184,7 +202,7 @@ final class StagedEngine: RepEngine {
     emit(
       .rep(
         Rep(
-          count: count, start: leftFirstStage, end: t, rangeOfMotion: high >= low ? high - low : 0,
+          count: count, start: leftFirstStage, end: t, rangeOfMotion: measuredRange,
           timeDown: middleReached - leftFirstStage, timeUp: t - middleReached,
           cue: rules.cue(duration: duration, start: nil, extreme: nil, range: nil))))
   }

@@ -111,6 +111,7 @@ extension RepRecord {
   public init(_ rep: Rep, backfilled: Bool) {
     self.init(
       t: rep.end, duration: rep.duration, timeDown: rep.timeDown, timeUp: rep.timeUp,
-      rangeOfMotion: rep.rangeOfMotion, backfilled: backfilled)
+      rangeOfMotion: rep.rangeOfMotion, side: rep.side, partial: rep.partial,
+      backfilled: backfilled)
   }
 }

@@ -14,6 +14,8 @@ public enum SpotterEvent: Sendable, Equatable {
   /// A counted rep; `backfilled` when it was counted from history when the exercise was
   /// recognised, after it happened.
   case rep(t: Double, exercise: String, rep: Rep, backfilled: Bool)
+  /// A movement the engine saw and did not count, and why.
+  case repRejected(t: Double, exercise: String, rejection: Rejection)
   case cue(t: Double, exercise: String, message: String)
   case exerciseEnded(t: Double, exercise: String, reps: Int)
   /// Per exercise: reps and seconds active; and what the stream skipped or lost.
@@ -30,6 +32,9 @@ public enum SpotterEvent: Sendable, Equatable {
     case .rep(let rep):
       emit(.rep(t: rep.end, exercise: exercise, rep: rep, backfilled: backfilled))
       if let cue = rep.cue { emit(.cue(t: rep.end, exercise: exercise, message: cue)) }
+    case .rejected(let rejection):
+      emit(.repRejected(t: rejection.end, exercise: exercise, rejection: rejection))
+      if let cue = rejection.cue { emit(.cue(t: rejection.end, exercise: exercise, message: cue)) }
     case .cue(let message, let t):
       emit(.cue(t: t, exercise: exercise, message: message))
     }
@@ -41,6 +46,7 @@ public enum SpotterEvent: Sendable, Equatable {
     case .presence: "presence"
     case .exerciseStarted: "exercise_started"
     case .rep: "rep"
+    case .repRejected: "rep_rejected"
     case .cue: "cue"
     case .exerciseEnded: "exercise_ended"
     case .summary: "summary"
@@ -87,6 +93,16 @@ public enum SpotterEvent: Sendable, Equatable {
       add("time_down", number(rep.timeDown))
       add("time_up", number(rep.timeUp))
       add("backfilled", backfilled ? "true" : "false")
+      add("partial", rep.partial ? "true" : "false")
+      if let side = rep.side { add("side", JSONText.quote(side)) }
+    case .repRejected(let t, let exercise, let rejection):
+      add("t", time(t))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
+      add("reason", JSONText.quote(rejection.reason.rawValue))
+      if let detail = rejection.detail { add("detail", JSONText.quote(detail)) }
+      add("start", time(rejection.start))
+      add("range_of_motion", number(rejection.rangeOfMotion))
     case .cue(let t, let exercise, let message):
       add("t", time(t))
       add("type", JSONText.quote(type))

@@ -8,7 +8,8 @@ enum ExercisesCommand {
     name: "exercises",
     summary: "List the exercise definitions: engine, signal, thresholds.",
     options: [
-      ExerciseCatalogueOption.option, .flag("json", "Print the definitions as a JSON array."),
+      .flag("json", "Print the definitions as a JSON array.")
+    ] + ExerciseCatalogueOption.options + [
     ],
     run: run
   )
@@ -80,13 +81,14 @@ enum ExercisesCommand {
           + "\(counting.direction.rawValue)"
       )
     case .adaptive:
-      let learned = thresholds.minRangeLearned.map { " (\($0) once reps are known)" } ?? ""
-      let back = thresholds.returnFraction.map { ", done \(Int($0 * 100))% of the way back" } ?? ""
+      let percent = { (share: Double) in "\(Int((share * 100).rounded()))%" }
+      let within = thresholds.minRangeLearned ?? thresholds.minRange!
+      let back = thresholds.returnFraction.map { ", done \(percent($0)) of the way back" } ?? ""
       print(
-        "  thresholds  adaptive: at least \(thresholds.minRange!)\(learned) and "
-          + "\(Int((thresholds.fraction ?? 0.5) * 100))% of the recent typical range, direction "
-          + "\(counting.direction.rawValue)\(back)"
-      )
+        "  thresholds  adaptive, direction \(counting.direction.rawValue): a first rep moves "
+          + "\(thresholds.minRange!); within a set at least \(within) and "
+          + "\(percent(thresholds.countFraction ?? 0.25)) of the typical range; full reps "
+          + "\(percent(thresholds.fraction ?? 0.5))\(back)")
     }
     print("  smoothing   \(counting.smoothing)")
   }

@@ -31,7 +31,13 @@ final class EventPrinter {
     case .rep(let t, _, let rep, let backfilled):
       String(
         format: "%7.1f s    rep %d  %.1f s, range %.2f", t, rep.count, rep.duration,
-        rep.rangeOfMotion) + (backfilled ? "  (counted on recognition)" : "")
+        rep.rangeOfMotion) + (rep.partial ? ", partial" : "")
+        + (backfilled ? "  (counted on recognition)" : "")
+    case .repRejected(let t, _, let rejection):
+      String(
+        format: "%7.1f s    not counted: %@, range %.2f", t,
+        rejection.reason.rawValue.replacingOccurrences(of: "_", with: " "),
+        rejection.rangeOfMotion) + (rejection.detail.map { " (\($0))" } ?? "")
     case .cue(let t, _, let message):
       String(format: "%7.1f s    cue: %@", t, message)
     case .exerciseEnded(let t, let exercise, let reps):

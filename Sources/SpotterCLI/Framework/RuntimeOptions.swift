@@ -7,7 +7,7 @@ import Spotter
 enum RuntimeOptions {
   static let options: [Option] = [
     WeightsLocation.option,
-    ExerciseCatalogueOption.option,
+  ] + ExerciseCatalogueOption.options + [
     .value("stride", "N", "Frames between predictions.", default: "\(defaults.stride)"),
     .value(
       "enter", "P", "Probability an exercise needs to lead with to start.",
