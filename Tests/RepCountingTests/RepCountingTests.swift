@@ -557,6 +557,42 @@ func recording(
     #expect(strictRefused == [.partial, .partial, .partial], "\(events)")
   }
 
+  /// Within a set, a cycle far quicker than the person's reps (a flick of the arm, a detector
+  /// glitch) is refused as too fast, and a single wild frame makes no rep at all.
+  @Test func aQuickFlickAndAWildFrameAreNotReps() throws {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.1,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let engine = ExerciseCatalogue.makeEngine(definition)
+    var events: [RepEvent] = []
+    var t = 0.0
+    func frame(_ height: Float) {
+      var pose = Pose()
+      pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+      pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height, confidence: 1)
+      engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+      t += 1.0 / 30
+    }
+    func rise(_ height: Float, frames: Int) {
+      for index in 0..<frames {
+        frame(height * (1 - cos(Float(index) / Float(frames) * 2 * .pi)) / 2)
+      }
+      for _ in 0..<15 { frame(0) }
+    }
+    for _ in 0..<4 { rise(0.8, frames: 45) }
+    rise(0.8, frames: 9)  // a third of a second
+    frame(0.8)  // one frame far off
+    for _ in 0..<15 { frame(0) }
+    rise(0.8, frames: 45)
+    #expect(engine.count == 5, "\(events)")
+    let refused = events.compactMap { if case .rejected(let r) = $0 { r.reason } else { nil } }
+    #expect(refused == [.tooFast], "\(refused)")
+  }
+
   /// The floor drops to `min_range_learned` once the person's own reps are known (strict: the
   /// same small movement is a partial rep before them and a rep after).
   @Test func theFloorDropsOnceTheRepsAreKnown() throws {

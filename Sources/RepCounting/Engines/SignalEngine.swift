@@ -26,9 +26,17 @@ import Poses
 ///
 /// Nothing is dropped silently: a movement within a set that turns back before the count
 /// threshold (past `partial.min_range`) is refused as `too_small`, a rep quicker than
-/// `min_rep_seconds` as `too_fast`, a bottom held past `max_rep_seconds` as `too_slow`, and a rep
-/// under way when the counter interrupts the engine as `interrupted`.
+/// `min_rep_seconds` or than 0.4 of the person's recent reps as `too_fast`, a bottom held past
+/// `max_rep_seconds` as `too_slow`, and a rep under way when the counter interrupts the engine
+/// as `interrupted`.
+///
+/// Real detectors throw a joint across the picture for a frame now and then: the raw signal
+/// goes through a median of its last five values (a sixth of a second) before the EMA, so one
+/// wild frame cannot make or break a rep.
 final class SignalEngine: RepEngine {
+  typealias RecentRep = (
+    range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool
+  )
   let definition: ExerciseDefinition
   private(set) var count = 0
   private var reader: SignalReader
@@ -67,9 +75,18 @@ final class SignalEngine: RepEngine {
   private var dipStart = 0.0
   private var lastTime: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
-  private var recentReps = FixedRing<(range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)>(
+  private var recentReps = FixedRing<
+    (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
+  >(
     capacity: 6, repeating: (0, 0, 0, nil, false))
   private var scratch: [Double] = []
+  /// The last raw values, for the five-frame median.
+  private var rawValues = FixedRing<Double>(capacity: 5, repeating: 0)
+  private var rawSorted: [Double] = []
+  /// A rep quicker than this share of the median duration of the last cycles (counted or not,
+  /// once there are three) is not one of this set's reps.
+  static let tempoFloor = 0.4
+  private var recentDurations = RunningMedian(capacity: 6)
   /// The last rep's trough and drop, until its way back up is known.
   private var pendingTrough: Double?
   private var pendingDrop = 0.0
@@ -116,6 +133,7 @@ final class SignalEngine: RepEngine {
     partial = definition.partial
     strict = definition.strict ?? false
     scratch.reserveCapacity(8)
+    rawSorted.reserveCapacity(5)
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
@@ -132,6 +150,7 @@ final class SignalEngine: RepEngine {
     lastTime = nil
     pendingTrough = nil
     scale = nil
+    rawValues.removeAll()
   }
 
   func reset() {
@@ -144,6 +163,8 @@ final class SignalEngine: RepEngine {
     pendingTrough = nil
     scale = nil
     lastRepEnd = -.infinity
+    rawValues.removeAll()
+    recentDurations.removeAll()
   }
 
   // MARK: thresholds
@@ -189,7 +210,9 @@ final class SignalEngine: RepEngine {
   /// full ones only, if asked).
   private func median(
     at t: Double, side: SideChoice?, fullOnly: Bool,
-    of measure: KeyPath<(range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool), Double>
+    of measure: KeyPath<
+      (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool), Double
+    >
   ) -> Double? {
     scratch.removeAll(keepingCapacity: true)
     for entry in recentReps where t - entry.time <= learnSeconds {
@@ -208,15 +231,35 @@ final class SignalEngine: RepEngine {
     return scratch.isEmpty ? nil : scratch[scratch.count / 2]
   }
 
+  /// The median of the last five raw values (fewer at the start or after a gap).
+  private func medianOfRecent(_ value: Double) -> Double {
+    rawValues.append(value)
+    rawSorted.removeAll(keepingCapacity: true)
+    for held in rawValues {
+      var slot = rawSorted.count
+      rawSorted.append(held)
+      while slot > 0, rawSorted[slot - 1] > held {
+        rawSorted[slot] = rawSorted[slot - 1]
+        slot -= 1
+      }
+      rawSorted[slot] = held
+    }
+    return rawSorted[rawSorted.count / 2]
+  }
+
   // MARK: frames
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
     let bodySize = measuringScale(bodySize)
     // After a gap, frames from before it must not steady the ones after it.
-    if let lastTime, t - lastTime > 0.15 { reader.forgetRecent() }
-    guard let raw = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
+    if let lastTime, t - lastTime > 0.15 {
+      reader.forgetRecent()
+      rawValues.removeAll()
+    }
+    guard let read = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
       return
     }
+    let raw = medianOfRecent(read)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0
     lastTime = t
@@ -336,7 +379,9 @@ final class SignalEngine: RepEngine {
       emit(.rejected(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range)))
       return
     }
-    guard duration >= minRepSeconds else {
+    let tempo = recentDurations.count >= 3 ? Double(recentDurations.median!) : 0
+    recentDurations.add(Float(duration))
+    guard duration >= minRepSeconds, duration >= Self.tempoFloor * tempo else {
       emit(
         .rejected(
           Rejection(

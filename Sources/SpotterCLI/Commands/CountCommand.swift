@@ -11,7 +11,7 @@ enum CountCommand {
     summary: "Count reps of one named exercise in a pose stream (no classifier).",
     arguments: [Argument(name: "FILE", help: "A pose file, CSV, OpenPose folder, or - for stdin.")],
     options: [
-      .value("exercise", "NAME", "The exercise definition to count (see 'spotter exercises')."),
+      .value("exercise", "NAME", "The exercise definition to count (see 'spotter exercises').")
     ] + ExerciseCatalogueOption.options + [
       .flag("json", "Print NDJSON events (rep, cue, error, summary) instead of text."),
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),

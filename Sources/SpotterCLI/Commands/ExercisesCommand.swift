@@ -9,8 +9,7 @@ enum ExercisesCommand {
     summary: "List the exercise definitions: engine, signal, thresholds.",
     options: [
       .flag("json", "Print the definitions as a JSON array.")
-    ] + ExerciseCatalogueOption.options + [
-    ],
+    ] + ExerciseCatalogueOption.options + [],
     run: run
   )
 

@@ -5,19 +5,20 @@ import Spotter
 
 /// The options every command that runs sessions shares, and the runtime they make.
 enum RuntimeOptions {
-  static let options: [Option] = [
-    WeightsLocation.option,
-  ] + ExerciseCatalogueOption.options + [
-    .value("stride", "N", "Frames between predictions.", default: "\(defaults.stride)"),
-    .value(
-      "enter", "P", "Probability an exercise needs to lead with to start.",
-      default: "\(defaults.enterConfidence)"),
-    .value(
-      "dwell", "N", "Predictions in a row to start an exercise.", default: "\(defaults.dwell)"),
-    .value(
-      "exit", "N", "Predictions in a row of anything else to end it.",
-      default: "\(defaults.exitPredictions)"),
-  ]
+  static let options: [Option] =
+    [
+      WeightsLocation.option
+    ] + ExerciseCatalogueOption.options + [
+      .value("stride", "N", "Frames between predictions.", default: "\(defaults.stride)"),
+      .value(
+        "enter", "P", "Probability an exercise needs to lead with to start.",
+        default: "\(defaults.enterConfidence)"),
+      .value(
+        "dwell", "N", "Predictions in a row to start an exercise.", default: "\(defaults.dwell)"),
+      .value(
+        "exit", "N", "Predictions in a row of anything else to end it.",
+        default: "\(defaults.exitPredictions)"),
+    ]
   /// The library's defaults are the command line's: one place to change them.
   private static let defaults = SessionOptions()
 
