@@ -25,6 +25,8 @@ public enum DatasetBuilder {
       options.layout =
         PoseLayout.allCases[Int(recordingGenerator.next() % UInt64(PoseLayout.allCases.count))]
       options.extraPartialReps = recordingGenerator.unit() < 0.3 ? 1 : 0
+      // Half the people move as people do outside a lab (ExerciseStyle.everyday).
+      options.realism = recordingGenerator.unit() < 0.5 ? .everyday : .clean
       let recording = Recorder.record(plan, options: options, seed: recordingGenerator.next())
       // Per recording, as a pipeline would differ: mirrored sides; no face (Penn Action, and
       // detectors that drop eyes and ears); squashed or stretched (coordinates normalised per

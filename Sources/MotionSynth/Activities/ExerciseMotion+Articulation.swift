@@ -110,9 +110,11 @@ extension ExerciseMotion {
       let fore = Articulation.Limb(flexion: 5, abduction: 180 - grip * (1 - pull) - 5 * pull)
       a.setArm(arm == 0 ? .left : .right, upper: upper, fore: fore)
     }
-    a.trunkFlexion = -5 + w(2) * 2
+    // Kipping: the legs swing forward and back through each pull, the hips driving it.
+    let kip = style.swing * sin(2 * .pi * min(max(d, 0), 1))
+    a.trunkFlexion = -5 + w(2) * 2 - 15 * style.swing * d
     let bent = style.variant == 2 ? 70.0 : 5
-    a.leftThigh = .init(flexion: 10 + w(3), abduction: 3)
+    a.leftThigh = .init(flexion: 10 + w(3) + 40 * kip, abduction: 3)
     a.rightThigh = a.leftThigh
     a.leftShin = .init(flexion: 10 - bent, abduction: 2)
     a.rightShin = a.leftShin
@@ -288,6 +290,19 @@ extension ExerciseMotion {
       }
     default:  // the near hand slides down the leg
       break
+    }
+  }
+
+  /// A bar across the shoulders or dumbbells at the sides, for the standing lower-body
+  /// exercises: the arms hold them instead of balancing.
+  static func holdEquipment(_ a: inout Articulation, _ motion: ExerciseMotion, _ moment: Moment) {
+    guard motion == .squat || motion == .lunge else { return }
+    switch moment.style.equipment {
+    case .none: break
+    case .barOnBack:
+      a.setBothArms((.init(flexion: -15, abduction: 80), .init(flexion: -40, abduction: 165)))
+    case .dumbbells:
+      a.setBothArms((.init(flexion: 0, abduction: 8), .init(flexion: 2, abduction: 6)))
     }
   }
 }

@@ -70,6 +70,7 @@ public enum ExerciseMotion: String, CaseIterable, Sendable {
     case .kneeRaise: Self.kneeRaise(&a, moment)
     case .sideTilt: Self.sideTilt(&a, moment)
     }
+    Self.holdEquipment(&a, self, moment)
     return (a, lift)
   }
 }
@@ -100,6 +101,7 @@ public struct ExerciseSet: Activity {
     timeline = RepTimeline(
       reps: reps, secondsPerRep: tempo, partialReps: partialReps,
       alternating: motion.isAlternating(variant: style.variant), depth: style.depth,
+      depthSpread: style.depthSpread, fatigue: style.fatigue, pause: style.pause,
       generator: &generator)
   }
 

@@ -17,6 +17,31 @@ public struct ExerciseStyle: Sendable {
   public var wobble: Double
   /// Phases of the wobble, so no two sets wobble alike.
   public var phases: [Double]
+  /// How much each rep's depth strays from the set's (a share: 0.075 is ±7.5%).
+  public var depthSpread = 0.075
+  /// How much slower the last reps are than the first (0: steady; 0.3: 30% slower).
+  public var fatigue = 0.0
+  /// A pause within the set, after this share of the reps (nil: none), and its length.
+  public var pause: (after: Double, seconds: Double)? = nil
+  /// Equipment held: a bar across the back, dumbbells at the sides (exercises done standing).
+  public var equipment: Equipment = .none
+  /// Kipping: the legs swing and the hips drive each pull-up (0: strict; 1: a full kip).
+  public var swing = 0.0
+
+  public enum Equipment: Sendable { case none, barOnBack, dumbbells }
+
+  public init(
+    depth: Double, asymmetry: Double, width: Double, lean: Double, variant: Int, wobble: Double,
+    phases: [Double]
+  ) {
+    self.depth = depth
+    self.asymmetry = asymmetry
+    self.width = width
+    self.lean = lean
+    self.variant = variant
+    self.wobble = wobble
+    self.phases = phases
+  }
 
   public static func random(using generator: inout SeededGenerator) -> ExerciseStyle {
     ExerciseStyle(
@@ -24,6 +49,29 @@ public struct ExerciseStyle: Sendable {
       width: generator.unit(),
       lean: generator.unit(), variant: Int(generator.next() % 3), wobble: 1 + 5 * generator.unit(),
       phases: (0..<8).map { _ in 2 * .pi * generator.unit() })
+  }
+
+  /// A set as people do it outside a lab: half the time less than full range (half and quarter
+  /// squats, short push-ups, crunches rather than sit-ups), reps that stray in depth, slowing
+  /// through the set, sometimes a pause in the middle, and for standing exercises a bar or
+  /// dumbbells. Calibrated against real sets (Countix-Fitness, Penn Action): real reps take
+  /// 0.9–1.8 s (sit-ups 2–3 s) and their depth varies by about a quarter within a set.
+  public static func everyday(using generator: inout SeededGenerator) -> ExerciseStyle {
+    var style = random(using: &generator)
+    let range = generator.unit()
+    style.depth =
+      range < 0.5
+      ? 0.8 + 0.25 * generator.unit()
+      : range < 0.8 ? 0.5 + 0.25 * generator.unit() : 0.32 + 0.18 * generator.unit()
+    style.depthSpread = 0.1 + 0.15 * generator.unit()
+    style.fatigue = 0.4 * generator.unit()
+    if generator.unit() < 0.25 {
+      style.pause = (0.3 + 0.4 * generator.unit(), 1.5 + 3 * generator.unit())
+    }
+    let held = generator.unit()
+    style.equipment = held < 0.2 ? .barOnBack : held < 0.4 ? .dumbbells : .none
+    style.swing = generator.unit() < 0.4 ? 0.5 + 0.5 * generator.unit() : 0
+    return style
   }
 
   /// Plain form, for tests that need the textbook movement.

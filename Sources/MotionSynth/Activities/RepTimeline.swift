@@ -5,9 +5,10 @@ import Randomness
 ///
 /// A set starts and ends at rest (depth 0). Each rep goes down, may pause at the bottom,
 /// comes up, and may pause at the top; depth follows a half cosine, so speed is zero at both
-/// ends as in real movement. Tempo varies ±15 % from rep to rep. Partial reps (shallow, not
-/// counted) can be mixed in after the first two full reps. Alternating exercises switch side
-/// every rep.
+/// ends as in real movement. Tempo varies ±15 % from rep to rep. Partial reps can be mixed in
+/// after the first two full reps: movements begun and abandoned, 10–18% of the way down, too
+/// small to be reps at all (a shallow rep that completes its cycle is a rep, and is drawn by
+/// the set's depth instead). Alternating exercises switch side every rep.
 public struct RepTimeline: Sendable {
   public struct Rep: Sendable {
     public var start: Double
@@ -30,11 +31,15 @@ public struct RepTimeline: Sendable {
   /// - Parameters:
   ///   - reps: full reps to do.
   ///   - secondsPerRep: the mean time of one rep's movement, 0.5–3 s.
-  ///   - partialReps: shallow reps mixed in (not counted).
+  ///   - partialReps: abandoned movements mixed in (not reps).
   ///   - alternating: whether each rep is led by the other side.
+  ///   - depthSpread: how far each rep's depth strays from `depth` (a share).
+  ///   - fatigue: how much slower the last rep is than the first (a share).
+  ///   - pause: a rest within the set, after a share of the reps.
   public init(
     reps count: Int, secondsPerRep: Double, partialReps: Int = 0, alternating: Bool = false,
-    depth: Double = 1,
+    depth: Double = 1, depthSpread: Double = 0.075, fatigue: Double = 0,
+    pause: (after: Double, seconds: Double)? = nil,
     generator: inout SeededGenerator
   ) {
     var reps: [Rep] = []
@@ -50,9 +55,13 @@ public struct RepTimeline: Sendable {
     }
     let bottomPause = generator.unit() < 0.4 ? 0.1 + 0.5 * generator.unit() : 0
     let topPause = generator.unit() < 0.5 ? 0.1 + 0.6 * generator.unit() : 0.05 * generator.unit()
-    for slot in 0..<(count + partialReps) {
+    let slots = count + partialReps
+    let pauseSlot = pause.map { Int(($0.after * Double(slots)).rounded()) }
+    for slot in 0..<slots {
       let partial = partialSlots.contains(slot)
-      let moving = secondsPerRep * (0.85 + 0.3 * generator.unit()) * (partial ? 0.6 : 1)
+      let slowing = 1 + fatigue * Double(slot) / Double(max(1, slots - 1))
+      let moving =
+        secondsPerRep * slowing * (0.85 + 0.3 * generator.unit()) * (partial ? 0.6 : 1)
       let down = moving * (0.4 + 0.2 * generator.unit())
       let hold = partial ? 0 : bottomPause * (0.5 + generator.unit())
       let start = t
@@ -60,13 +69,16 @@ public struct RepTimeline: Sendable {
       let rise = bottom + hold
       let end = rise + (moving - down)
       let depthOfRep =
-        partial ? 0.3 + 0.15 * generator.unit() : depth * (0.9 + 0.15 * generator.unit())
+        partial
+        ? 0.1 + 0.08 * generator.unit()
+        : depth * (1 - depthSpread + 2 * depthSpread * generator.unit() - 0.025)
       reps.append(
         Rep(
           start: start, bottom: bottom, rise: rise, end: end, depth: depthOfRep, isPartial: partial,
           side: side))
       if alternating { side = side.other }
       t = end + topPause * (0.5 + generator.unit())
+      if slot + 1 == pauseSlot, let pause { t += pause.seconds }
     }
     self.reps = reps
     duration = t + 0.3 + 0.7 * generator.unit()

@@ -34,6 +34,11 @@ public struct RecordingOptions: Sendable {
   public var style: ExerciseStyle? = nil
   /// Partial reps per set, besides those the plan asks for.
   public var extraPartialReps = 0
+  /// How people move: `clean` sets of full reps, or `everyday` ones (`ExerciseStyle.everyday`)
+  /// with the camera closer, cutting hands or feet off now and then.
+  public var realism: Realism = .clean
+
+  public enum Realism: String, Sendable, CaseIterable { case clean, everyday }
 
   public init() {}
 }
@@ -49,7 +54,12 @@ public enum Recorder {
     let body = BodyShape.random(using: &generator)
     let activities = makeActivities(plan, options: options, generator: &generator)
     let timeline = Timeline(activities, body: body, generator: &generator)
-    let camera = aimCamera(options.camera, at: timeline, generator: &generator)
+    var range = options.camera
+    if options.realism == .everyday {
+      // Framed the way a phone propped up in a gym frames: often closer than the whole body.
+      range.framing = 0.75...max(0.76, range.framing.upperBound * 0.8)
+    }
+    let camera = aimCamera(range, at: timeline, generator: &generator)
     let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
     let frames = capture(
       timeline, camera: camera, fps: fps, detector: options.detector, generator: &generator)
@@ -69,7 +79,10 @@ public enum Recorder {
     plan.items.map { item -> any Activity in
       switch item {
       case .exercise(let motion, let reps, let partial):
-        let style = options.style ?? .random(using: &generator)
+        let style =
+          options.style
+          ?? (options.realism == .everyday
+            ? .everyday(using: &generator) : .random(using: &generator))
         return ExerciseSet(
           motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
           generator: &generator)

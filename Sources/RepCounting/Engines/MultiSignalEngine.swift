@@ -23,6 +23,7 @@ final class MultiSignalEngine: RepEngine {
   init(_ definition: ExerciseDefinition) {
     self.definition = definition
     engines = [SignalEngine(definition)] + definition.alternativeDefinitions.map(SignalEngine.init)
+    for (index, engine) in engines.enumerated() { engine.signalIndex = index }
   }
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
@@ -40,6 +41,10 @@ final class MultiSignalEngine: RepEngine {
         }
       }
     }
+  }
+
+  var onSample: ((SignalSample) -> Void)? {
+    didSet { for engine in engines { engine.onSample = onSample } }
   }
 
   var scaleIsPerFrame = false {

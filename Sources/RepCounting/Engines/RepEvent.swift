@@ -85,6 +85,33 @@ public enum RepEvent: Equatable, Sendable {
   case cue(message: String, t: Double)
 }
 
+/// What a signal engine saw in one frame, for pictures of a set (`spotter report`): the signal
+/// and the levels it was judged against, in the signal's own units and direction.
+public struct SignalSample: Equatable, Sendable {
+  public var t: Double
+  /// 0 for the definition's signal, 1… for its alternatives.
+  public var signal: Int
+  /// The smoothed signal.
+  public var value: Double
+  /// The top a rep is measured from (the peak, for a rep that goes down first).
+  public var top: Double
+  /// Where the signal must get to for a rep to start.
+  public var countLevel: Double
+  /// The person's typical range so far, if known.
+  public var typicalRange: Double?
+
+  public init(
+    t: Double, signal: Int, value: Double, top: Double, countLevel: Double, typicalRange: Double?
+  ) {
+    self.t = t
+    self.signal = signal
+    self.value = value
+    self.top = top
+    self.countLevel = countLevel
+    self.typicalRange = typicalRange
+  }
+}
+
 /// Why a rep under way is abandoned from outside the engine.
 public enum Interruption: String, Sendable {
   /// An anchor (the hands of a push-up, the feet of a squat) left its place.
@@ -114,6 +141,8 @@ public protocol RepEngine: AnyObject {
   /// to their own box): measure each frame in its own scale and convert nothing held between
   /// frames. Engines that read only angles ignore it.
   var scaleIsPerFrame: Bool { get set }
+  /// Hears each frame's `SignalSample` (nil: nobody listens, and nothing is made).
+  var onSample: ((SignalSample) -> Void)? { get set }
   /// Abandons the rep in progress, keeping the count and what was learned: the person walked
   /// away, or across the room, and what comes next starts afresh. A rep that was under way is
   /// reported as `interrupted`.

@@ -10,7 +10,9 @@ import Poses
 ///
 /// Count what a person would count. Thresholds are fixed numbers, or adaptive to the person:
 /// - the first rep of a set (or the first after a pause) must move `min_range`, a floor that
-///   walking, swaying and a still person with a noisy detector do not reach;
+///   walking, swaying and a still person with a noisy detector do not reach, and that real
+///   first reps clear (Penn Action's hand-annotated clips: the 10th percentile of each clip's
+///   largest cycle is 1.3–2.9 times it for squats, push-ups, pull-ups and jumping jacks);
 /// - within a set (the last rep ended less than two typical rep durations ago), a movement of
 ///   `count_fraction` of the person's typical range (the median of their last six reps within
 ///   `learn_seconds`; for alternating sides the smaller of the two sides' medians), and at
@@ -100,6 +102,9 @@ final class SignalEngine: RepEngine {
   private let scaled: Bool
   private var scale: Float?
   var scaleIsPerFrame = false
+  var onSample: ((SignalSample) -> Void)?
+  /// Which of a definition's signals this engine reads (for samples).
+  var signalIndex = 0
 
   /// - Precondition: the definition's engine is the signal engine.
   init(_ definition: ExerciseDefinition) {
@@ -278,6 +283,13 @@ final class SignalEngine: RepEngine {
     } else {
       followTop(s, raw: raw, pose: pose, bodySize: bodySize, t: t, dt: dt, emit: emit)
     }
+    if let onSample {
+      let level = atBottom ? peak - threshold : peak - required(at: t)
+      onSample(
+        SignalSample(
+          t: t, signal: signalIndex, value: s * sign, top: peak * sign, countLevel: level * sign,
+          typicalRange: typicalRange(at: t, fullOnly: false)))
+    }
   }
 
   private func followBottom(
@@ -389,22 +401,30 @@ final class SignalEngine: RepEngine {
             cue: definition.tooFastCue)))
       return
     }
-    let isPartial = isShallow(range, at: t)
-    count += 1
-    lastRepEnd = t
-    pendingTrough = trough
-    pendingDrop = range
-    pendingSide = troughSide
-    pendingRep = (duration, !isPartial)
     let formCue = rules.cue(
       duration: duration, start: peak * sign, extreme: trough * sign, range: range)
-    emit(
-      .rep(
-        Rep(
-          count: count, start: start, end: t, rangeOfMotion: range, timeDown: troughTime - start,
-          timeUp: t - troughTime, partial: isPartial,
-          side: troughSide.map { $0 == .left ? "left" : "right" },
-          cue: isPartial ? partial?.cue ?? formCue : formCue)))
+    var rep = Rep(
+      count: 0, start: start, end: t, rangeOfMotion: range, timeDown: troughTime - start,
+      timeUp: t - troughTime, side: troughSide.map { $0 == .left ? "left" : "right" },
+      cue: formCue)
+    let isPartial = isShallow(range, at: t)
+    rep.partial = isPartial
+    if isPartial { rep.cue = partial?.cue ?? formCue }
+    count(rep, trough: trough, emit: emit)
+  }
+
+  /// Counts a rep: its number, when it ended, what to learn from it once its way back up is
+  /// known.
+  private func count(_ counted: Rep, trough: Double, emit: (RepEvent) -> Void) {
+    var counted = counted
+    count += 1
+    counted.count = count
+    lastRepEnd = counted.end
+    pendingTrough = trough
+    pendingDrop = counted.rangeOfMotion
+    pendingSide = troughSide
+    pendingRep = (counted.duration, !counted.partial)
+    emit(.rep(counted))
   }
 
   /// Whether a counted rep is shallower than `fraction` of the person's recent full reps (of

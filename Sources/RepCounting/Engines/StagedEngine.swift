@@ -88,6 +88,8 @@ final class StagedEngine: RepEngine {
 
   /// Stages read angles, which need no body size.
   var scaleIsPerFrame = false
+  /// Stages have no count level: samples carry the measure, when the definition has one.
+  var onSample: ((SignalSample) -> Void)?
 
   /// The measure's range over the cycle under way (0 without a measure).
   private var measuredRange: Double { high >= low ? high - low : 0 }
@@ -155,6 +157,11 @@ final class StagedEngine: RepEngine {
   func process(_ raw: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
     let pose = smooth(raw)
     let value = measure?.value(pose, bodySize: bodySize, minConfidence: minConfidence)
+    if let onSample, let value {
+      onSample(
+        SignalSample(
+          t: t, signal: 0, value: value, top: value, countLevel: value, typicalRange: nil))
+    }
     if let current, current > 0 {
       rules.observe(pose, main: value, bodySize: bodySize, minConfidence: minConfidence)
       if let value {

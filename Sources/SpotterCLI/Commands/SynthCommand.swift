@@ -33,6 +33,10 @@ enum SynthCommand {
       .value("origin", "ORIGIN", "top-left or bottom-left.", default: "top-left"),
       .value("partial", "N", "Partial reps (not counted) added to every set.", default: "0"),
       .value(
+        "realism", "KIND",
+        "clean (full reps, whole body in view) or everyday (shallow sets, pauses, equipment, "
+          + "closer framing).", default: "clean"),
+      .value(
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
       .flag("no-face", "Leave out eyes and ears (as Penn Action and some COCO pipelines do)."),
@@ -135,6 +139,10 @@ enum SynthCommand {
     }
     options.origin = origin
     options.extraPartialReps = try arguments.int("partial", range: 0...20)!
+    guard let realism = RecordingOptions.Realism(rawValue: arguments.string("realism")!) else {
+      throw CLIError.usage("--realism must be clean or everyday", command: command)
+    }
+    options.realism = realism
     return options
   }
 
