@@ -71,6 +71,17 @@ public final class Session {
     }
   }
 
+  /// Hears each rep engine's signal and levels, frame by frame, with its exercise's label (for
+  /// pictures of a set: `spotter report`). Samples of a set's backfill come when it is
+  /// recognised, with their own times. Nil by default: then nothing is made.
+  public var onSignalSample: ((String, SignalSample) -> Void)? {
+    didSet {
+      for (label, counter) in counters {
+        counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }
+      }
+    }
+  }
+
   /// The exercise under way, if any.
   public var currentExercise: String? { activeLabel }
   /// Reps of the exercise under way.
