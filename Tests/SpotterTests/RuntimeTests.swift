@@ -165,6 +165,34 @@ import Testing
     if case .prediction = event { return false } else { return true }
   }
 
+  /// A goal ends the set at its target, reps counted in backfill included; the person's
+  /// further squats do not start another set until the classifier has seen something else.
+  @Test func aGoalEndsTheSetAtItsTarget() throws {
+    var options = SessionOptions()
+    options.goals = [Goal("squat:5")!]
+    let runtime = Runtime(
+      classifier: Self.runtime.classifier, catalogue: Self.runtime.catalogue, options: options)
+    let session = runtime.makeSession()
+    var events: [SpotterEvent] = []
+    for frame in Self.frames(Self.demo(seed: 5001)) { session.push(frame) { events.append($0) } }
+    session.finish { events.append($0) }
+    let reached = try #require(
+      events.firstIndex {
+        if case .goalReached(_, "squat", "squat:5") = $0 { true } else { false }
+      })
+    guard case .exerciseEnded(_, "squat", 5) = events[reached + 1] else {
+      Issue.record("the set did not end at the goal: \(events[reached + 1])")
+      return
+    }
+    let squatSets = events.filter {
+      if case .exerciseStarted(_, "squat", _) = $0 { true } else { false }
+    }
+    #expect(squatSets.count == 1)
+    guard case .summary(_, let exercises, _)? = events.last else { return }
+    let squat = try #require(exercises.first { $0.name == "squat" })
+    #expect(squat.reps == 5 && squat.goalsReached == 1)
+  }
+
   /// Two threads' results, behind a lock.
   final class Results: @unchecked Sendable {
     private var values: [[String]] = [[], []]

@@ -3,11 +3,14 @@ public struct ExerciseTotal: Equatable, Sendable {
   public var name: String
   public var reps: Int
   public var activeSeconds: Double
+  /// Sets of it that reached their goal.
+  public var goalsReached = 0
 
-  public init(name: String, reps: Int, activeSeconds: Double) {
+  public init(name: String, reps: Int, activeSeconds: Double, goalsReached: Int = 0) {
     self.name = name
     self.reps = reps
     self.activeSeconds = activeSeconds
+    self.goalsReached = goalsReached
   }
 }
 

@@ -33,10 +33,13 @@ public enum JSONText {
   /// A stream time in seconds, to the millisecond.
   public static func time(_ t: Double) -> String { String(format: "%.3f", t) }
 
-  /// `{"squat":{"reps":10,"active_seconds":31.2},…}`: a summary's exercises, in their order.
+  /// `{"squat":{"reps":10,"active_seconds":31.2},…}`: a summary's exercises, in their order
+  /// (with `goals_reached` when a set reached its goal).
   public static func exercises(_ totals: [ExerciseTotal]) -> String {
-    let body = totals.map {
-      "\(quote($0.name)):{\"reps\":\($0.reps),\"active_seconds\":\(number($0.activeSeconds))}"
+    let body = totals.map { total in
+      var fields = "\"reps\":\(total.reps),\"active_seconds\":\(number(total.activeSeconds))"
+      if total.goalsReached > 0 { fields += ",\"goals_reached\":\(total.goalsReached)" }
+      return "\(quote(total.name)):{\(fields)}"
     }
     return "{" + body.joined(separator: ",") + "}"
   }

@@ -17,6 +17,8 @@ public enum SpotterEvent: Sendable, Equatable {
   /// A movement the engine saw and did not count, and why.
   case repRejected(t: Double, exercise: String, rejection: Rejection)
   case cue(t: Double, exercise: String, message: String)
+  /// A set reached its goal (and ends there).
+  case goalReached(t: Double, exercise: String, goal: String)
   case exerciseEnded(t: Double, exercise: String, reps: Int)
   /// Per exercise: reps and seconds active; and what the stream skipped or lost.
   case summary(t: Double, exercises: [ExerciseTotal], counters: StreamCounters)
@@ -48,6 +50,7 @@ public enum SpotterEvent: Sendable, Equatable {
     case .rep: "rep"
     case .repRejected: "rep_rejected"
     case .cue: "cue"
+    case .goalReached: "goal_reached"
     case .exerciseEnded: "exercise_ended"
     case .summary: "summary"
     case .error: "error"
@@ -108,6 +111,11 @@ public enum SpotterEvent: Sendable, Equatable {
       add("type", JSONText.quote(type))
       add("exercise", JSONText.quote(exercise))
       add("message", JSONText.quote(message))
+    case .goalReached(let t, let exercise, let goal):
+      add("t", time(t))
+      add("type", JSONText.quote(type))
+      add("exercise", JSONText.quote(exercise))
+      add("goal", JSONText.quote(goal))
     case .exerciseEnded(let t, let exercise, let reps):
       add("t", time(t))
       add("type", JSONText.quote(type))

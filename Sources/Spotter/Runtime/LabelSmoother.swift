@@ -10,6 +10,9 @@ struct LabelSmoother {
   private var candidateSince = 0.0
   private var exitStreak = 0
   private var exitSince = 0.0
+  /// A label that may not start again until a prediction of something else (a set ended by its
+  /// goal while the person finishes the movement).
+  private var held: Int?
 
   init(options: SessionOptions, otherLabel: Int?) {
     self.options = options
@@ -23,8 +26,9 @@ struct LabelSmoother {
 
   /// Takes one prediction (nil: too little of a person to classify) at time `t`.
   mutating func observe(label: Int?, confidence: Float, t: Double, changes: (Change) -> Void) {
+    if held != nil && label != held { held = nil }
     let confident =
-      label != nil && label != otherLabel && confidence >= options.enterConfidence
+      label != nil && label != otherLabel && label != held && confidence >= options.enterConfidence
       && confidence >= options.lowConfidence
     // Towards a start.
     if confident {
@@ -62,6 +66,16 @@ struct LabelSmoother {
       exitStreak = 0
       changes(.started(label: candidate, at: candidateSince))
     }
+  }
+
+  /// Ends the exercise under way from outside (its goal was reached): it may start again only
+  /// after the classifier has seen something else.
+  mutating func endAndHold() {
+    held = active
+    active = nil
+    candidate = nil
+    streak = 0
+    exitStreak = 0
   }
 
   /// Ends whatever is under way.

@@ -51,6 +51,8 @@ public struct SessionOptions: Sendable {
   public var historySeconds = 5.0
   /// Emit a `prediction` event for every window.
   public var reportPredictions = false
+  /// Targets that end a set when reached (`goal_reached`); backfilled reps count too.
+  public var goals: [Goal] = []
 
   public init() {}
 }

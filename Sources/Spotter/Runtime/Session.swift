@@ -174,6 +174,7 @@ public final class Session {
     if let counter {
       counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
       countedUntil[activeLabel!] = t
+      checkGoal(at: t, emit: emit)
     }
     guard ticks % runtime.options.stride == 0 else { return }
     predict(at: t, emit: emit)
@@ -262,6 +263,22 @@ public final class Session {
     }
     emit(.exerciseStarted(t: activeSince, exercise: label, confidence: Double(confidence)))
     for event in backfill { repEvent(for: label, event, backfilled: true, emit: emit) }
+    checkGoal(at: t, emit: emit)
+  }
+
+  /// Ends the set under way when it reaches its goal (reps, backfilled ones too, or time); the
+  /// exercise may start again once the classifier has seen something else.
+  private func checkGoal(at t: Double, emit: (SpotterEvent) -> Void) {
+    guard let label = activeLabel, let counter, !runtime.options.goals.isEmpty else { return }
+    for goal in runtime.options.goals where goal.applies(to: label) {
+      guard goal.isReached(reps: counter.count, seconds: t - activeSince) else { continue }
+      emit(.goalReached(t: t, exercise: label, goal: goal.description))
+      let index = totals.firstIndex { $0.name == label }!
+      totals[index].goalsReached += 1
+      end(at: t, byClassifier: false, emit: emit)
+      smoother.endAndHold()
+      return
+    }
   }
 
   /// Ends the exercise under way at `t`: the end of the stream, or where the classifier first

@@ -40,6 +40,8 @@ final class EventPrinter {
         rejection.rangeOfMotion) + (rejection.detail.map { " (\($0))" } ?? "")
     case .cue(let t, _, let message):
       String(format: "%7.1f s    cue: %@", t, message)
+    case .goalReached(let t, let exercise, let goal):
+      String(format: "%7.1f s  %@: goal %@ reached", t, exercise, goal)
     case .exerciseEnded(let t, let exercise, let reps):
       String(format: "%7.1f s  %@ ended: %d reps", t, exercise, reps)
     case .presence(let t, let present):
@@ -59,7 +61,8 @@ final class EventPrinter {
     for entry in exercises {
       lines.append(
         "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
-          + String(format: "%4d reps  %6.1f s", entry.reps, entry.activeSeconds))
+          + String(format: "%4d reps  %6.1f s", entry.reps, entry.activeSeconds)
+          + (entry.goalsReached > 0 ? "  goal reached \(entry.goalsReached)×" : ""))
     }
     return lines.joined(separator: "\n")
   }
