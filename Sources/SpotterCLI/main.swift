@@ -18,6 +18,7 @@ let spotter = Program(
     SynthCommand.command,
     CountCommand.command,
     ExercisesCommand.command,
+    MeasureCommand.command,
     EvalCommand.command,
     TrainCommand.command,
     ClassifyCommand.command,

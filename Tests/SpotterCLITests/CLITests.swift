@@ -80,6 +80,22 @@ enum Spotter {
     #expect((object["mean_confidence"] as? [String: Double])?["nose"] == 0.9)
   }
 
+  /// The rehab mode: a squatter's knees bend and straighten; the range is the difference.
+  @Test func measureFollowsAJointsAngle() throws {
+    let path = Fixtures.file(Fixtures.squatFile(frames: 120, fps: 30))
+    let result = try Spotter.run(["measure", "--joint", "knee", "--json", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect((object["frames"] as? [Any])?.count == 120)
+    let left = try #require(object["left"] as? [String: Double])
+    #expect(left["straightest"]! > left["most_bent"]! + 20)
+    #expect(abs(left["range"]! - (left["straightest"]! - left["most_bent"]!)) < 1e-6)
+    let table = try Spotter.run(["measure", "--side", "right", path])
+    #expect(table.stdout.contains("right: most bent"))
+    #expect(try Spotter.run(["measure", "--joint", "ankle", path]).status == 64)
+  }
+
   @Test func inspectReadsStandardInput() throws {
     let result = try Spotter.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
     #expect(result.status == 0)

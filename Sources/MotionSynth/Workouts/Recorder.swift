@@ -17,6 +17,9 @@ public struct Recording: Sendable {
   public var header: PoseFileHeader
   /// Frames in Spotter's internal space (pixels, y down); the header says how to write them.
   public var frames: [(t: Double, pose: Pose)]
+  /// With `RecordingOptions.keepsWorld`: each frame's joints in the room (metres, canonical
+  /// order), the truth that joint angles are measured against.
+  public var world: [[Vector3]] = []
   public var segments: [Segment]
   public var body: BodyShape
 }
@@ -39,6 +42,8 @@ public struct RecordingOptions: Sendable {
   public var realism: Realism = .clean
 
   public enum Realism: String, Sendable, CaseIterable { case clean, everyday }
+  /// Keep each frame's joints in the room (`Recording.world`).
+  public var keepsWorld = false
 
   public init() {}
 }
@@ -61,15 +66,20 @@ public enum Recorder {
     }
     let camera = aimCamera(range, at: timeline, generator: &generator)
     let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
-    let frames = capture(
-      timeline, camera: camera, fps: fps, detector: options.detector, generator: &generator)
+    let (frames, world) = capture(
+      timeline, camera: camera, fps: fps, detector: options.detector,
+      keepsWorld: options.keepsWorld,
+      generator: &generator)
     let space = CoordinateSpace(
       units: options.units, origin: options.origin, imageWidth: Float(camera.width),
       imageHeight: Float(camera.height))
     let header = PoseFileHeader(
       layout: options.layout, space: space, fps: fps,
       source: "spotter synth (seed \(seed), \(camera.placement))")
-    return Recording(header: header, frames: frames, segments: timeline.segments, body: body)
+    var recording = Recording(
+      header: header, frames: frames, segments: timeline.segments, body: body)
+    recording.world = world
+    return recording
   }
 
   /// The plan's items as activities, each exercise set in its own style (or the options').
@@ -120,11 +130,12 @@ public enum Recorder {
   /// frame, as real cameras' do.
   static func capture(
     _ timeline: Timeline, camera: VirtualCamera, fps: Double, detector model: DetectorModel,
-    generator: inout SeededGenerator
-  ) -> [(t: Double, pose: Pose)] {
+    keepsWorld: Bool, generator: inout SeededGenerator
+  ) -> (frames: [(t: Double, pose: Pose)], world: [[Vector3]]) {
     var detector = model.session(generator: generator.derived(1))
     var jitter = generator.derived(2)
     var frames: [(t: Double, pose: Pose)] = []
+    var world: [[Vector3]] = []
     var index = 0
     while Double(index) / fps <= timeline.duration {
       let nominal = Double(index) / fps
@@ -134,9 +145,10 @@ public enum Recorder {
       frames.append(
         (time, detector.observe(joints, camera: camera, lateral: axes.lateral, facing: axes.facing))
       )
+      if keepsWorld { world.append(joints) }
       index += 1
     }
-    return frames
+    return (frames, world)
   }
 }
 

@@ -54,6 +54,7 @@ extension ExerciseDefinition {
     "kind": "angle, vertical_offset, horizontal_offset, distance, inclination",
     "side": "left, right, mean, min, max, most_confident",
     "measure": "range, extreme, start, duration",
+    "range_joint": "knee, hip, elbow, shoulder",
   ]
 
   private static func path(_ keys: [any CodingKey]) -> String {

@@ -29,6 +29,8 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   public var cues: [CueRule]?
   /// Joints that stay put through a rep, whatever the engine.
   public var anchors: Anchors?
+  /// The joint whose angle each rep reports in degrees, per side (`knee` for a squat).
+  public var rangeJoint: JointAngle?
 
   public enum Engine: String, Codable, Sendable { case signal, staged }
 
@@ -227,6 +229,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
 
   enum CodingKeys: String, CodingKey {
     case name, label, description, engine, partial, cues, anchors, strict
+    case rangeJoint = "range_joint"
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
@@ -292,6 +295,7 @@ extension ExerciseDefinition {
     partial = try container.decodeIfPresent(PartialRule.self, forKey: .partial)
     cues = try container.decodeIfPresent([CueRule].self, forKey: .cues)
     anchors = try container.decodeIfPresent(Anchors.self, forKey: .anchors)
+    rangeJoint = try container.decodeIfPresent(JointAngle.self, forKey: .rangeJoint)
     switch try container.decode(Engine.self, forKey: .engine) {
     case .signal:
       try Self.refuse(StagedCounting.CodingKeys.self, in: decoder, engine: .signal)
@@ -317,6 +321,7 @@ extension ExerciseDefinition {
     try container.encodeIfPresent(partial, forKey: .partial)
     try container.encodeIfPresent(cues, forKey: .cues)
     try container.encodeIfPresent(anchors, forKey: .anchors)
+    try container.encodeIfPresent(rangeJoint, forKey: .rangeJoint)
     switch counting {
     case .signal(let part): try part.encode(to: encoder)
     case .staged(let part): try part.encode(to: encoder)

@@ -22,6 +22,8 @@ public final class RepCounter {
   private var trail = FixedRing<(t: Double, x: Float?)>(capacity: 64, repeating: (0, nil))
   private var anchors: AnchorTracker?
   private var visibility: VisibilityWatch
+  /// The definition's `range_joint`, followed for each rep's angles.
+  private var angles: JointAngleTrail?
   private var lastSeen: Double?
   private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
   private var interrupted = false
@@ -45,6 +47,9 @@ public final class RepCounter {
     engine = ExerciseCatalogue.makeEngine(definition)
     anchors = definition.anchors.map(AnchorTracker.init)
     visibility = VisibilityWatch(definition)
+    angles = definition.rangeJoint.map {
+      JointAngleTrail(joint: $0, minConfidence: Float(definition.minConfidence))
+    }
   }
 
   public var definition: ExerciseDefinition { engine.definition }
@@ -84,13 +89,23 @@ public final class RepCounter {
       engine.interrupt(at: t, because: .outOfSight, emit: emit)
       emit(.cue(message: cue, t: t))
     }
-    engine.process(pose, t: t, bodySize: bodySize, emit: emit)
+    angles?.observe(pose, t: t)
+    guard let angles else {
+      engine.process(pose, t: t, bodySize: bodySize, emit: emit)
+      return
+    }
+    engine.process(pose, t: t, bodySize: bodySize) { event in
+      guard case .rep(var rep) = event else { return emit(event) }
+      rep.angles = angles.angles(from: rep.start, to: rep.end)
+      emit(.rep(rep))
+    }
   }
 
   public func reset() {
     engine.reset()
     anchors?.reset()
     visibility.restart()
+    angles?.reset()
     size.reset()
     trail.removeAll()
     lastSeen = nil

@@ -18,6 +18,8 @@ public struct Rep: Equatable, Sendable {
   public var side: String?
   /// The most important form cue for this rep, if a rule failed (or the partial cue).
   public var cue: String?
+  /// The definition's `range_joint` on each side, in degrees, at the top and the bottom.
+  public var angles: JointAngles?
 
   public init(
     count: Int, start: Double, end: Double, rangeOfMotion: Double, timeDown: Double, timeUp: Double,

@@ -5,6 +5,8 @@ public struct ExerciseTotal: Equatable, Sendable {
   public var activeSeconds: Double
   /// Sets of it that reached their goal.
   public var goalsReached = 0
+  /// The range its joint moved through, per side, over the session's reps.
+  public var angles: AngleSummary?
 
   public init(name: String, reps: Int, activeSeconds: Double, goalsReached: Int = 0) {
     self.name = name
@@ -27,5 +29,35 @@ public struct StreamCounters: Equatable, Sendable {
     self.badLines = badLines
     self.droppedFrames = droppedFrames
     self.droppedEvents = droppedEvents
+  }
+}
+
+/// How far a joint moved over a session's reps, per side, in degrees: the best rep, the median
+/// rep, and the difference between the sides' medians (what a physiotherapist follows).
+public struct AngleSummary: Equatable, Sendable {
+  public struct Side: Equatable, Sendable {
+    public var best: Double
+    public var median: Double
+
+    public init(best: Double, median: Double) {
+      self.best = best
+      self.median = median
+    }
+  }
+
+  public var joint: String
+  public var left: Side?
+  public var right: Side?
+
+  public init(joint: String, left: Side?, right: Side?) {
+    self.joint = joint
+    self.left = left
+    self.right = right
+  }
+
+  /// |left median − right median|, when both sides were seen.
+  public var difference: Double? {
+    guard let left, let right else { return nil }
+    return abs(left.median - right.median)
   }
 }

@@ -98,6 +98,7 @@ public enum SpotterEvent: Sendable, Equatable {
       add("backfilled", backfilled ? "true" : "false")
       add("partial", rep.partial ? "true" : "false")
       if let side = rep.side { add("side", JSONText.quote(side)) }
+      if let angles = rep.angles { add("angles", JSONText.angles(angles)) }
     case .repRejected(let t, let exercise, let rejection):
       add("t", time(t))
       add("type", JSONText.quote(type))

@@ -39,6 +39,8 @@ public final class Session {
   private var backfill: [RepEvent] = []
   /// Per exercise, in the order first seen.
   private var totals: [ExerciseTotal] = []
+  /// Per exercise with a `range_joint`: each side's rep ranges (degrees) and its best.
+  private var angleRanges: [AngleRanges] = []
   public private(set) var badLines = 0
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   private var positionsAreLost = false
@@ -67,6 +69,9 @@ public final class Session {
     for label in classifier.labels {
       if let definition = runtime.catalogue.definition(forLabel: label) {
         counters[label] = RepCounter(definition)
+        if let joint = definition.rangeJoint {
+          angleRanges.append(AngleRanges(label: label, joint: joint))
+        }
       }
     }
   }
@@ -300,7 +305,12 @@ public final class Session {
   private func repEvent(
     for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
   ) {
-    if case .rep(let rep) = event { lastRepEnd = max(lastRepEnd, rep.end) }
+    if case .rep(let rep) = event {
+      lastRepEnd = max(lastRepEnd, rep.end)
+      if let angles = rep.angles, let index = angleRanges.firstIndex(where: { $0.label == label }) {
+        angleRanges[index].add(angles)
+      }
+    }
     SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
   }
 
@@ -311,17 +321,51 @@ public final class Session {
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     var counters = counters
     counters.badLines = badLines
-    emit(.summary(t: lastTime, exercises: totals, counters: counters))
+    emit(.summary(t: lastTime, exercises: summary, counters: counters))
   }
 
   /// The summary so far: per exercise, reps and active seconds.
   public var summary: [ExerciseTotal] {
     totals.map { total in
+      var total = total
+      total.angles = angleRanges.first { $0.label == total.name }?.summary
       guard total.name == activeLabel else { return total }
-      var open = total
-      open.reps += counter?.count ?? 0
-      open.activeSeconds += lastTime - activeSince
-      return open
+      total.reps += counter?.count ?? 0
+      total.activeSeconds += lastTime - activeSince
+      return total
     }
+  }
+}
+
+/// One exercise's rep ranges on each side, in degrees: the last 64 for the median, the best of
+/// all. Allocated when the session starts.
+struct AngleRanges {
+  let label: String
+  let joint: JointAngle
+  private var left = RunningMedian(capacity: 64)
+  private var right = RunningMedian(capacity: 64)
+  private var best: (left: Double, right: Double) = (0, 0)
+
+  init(label: String, joint: JointAngle) {
+    self.label = label
+    self.joint = joint
+  }
+
+  mutating func add(_ angles: JointAngles) {
+    if let side = angles.left {
+      left.add(Float(side.range))
+      best.left = max(best.left, side.range)
+    }
+    if let side = angles.right {
+      right.add(Float(side.range))
+      best.right = max(best.right, side.range)
+    }
+  }
+
+  var summary: AngleSummary? {
+    let l = left.median.map { AngleSummary.Side(best: best.left, median: Double($0)) }
+    let r = right.median.map { AngleSummary.Side(best: best.right, median: Double($0)) }
+    guard l != nil || r != nil else { return nil }
+    return AngleSummary(joint: joint.rawValue, left: l, right: r)
   }
 }
