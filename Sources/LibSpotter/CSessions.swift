@@ -8,15 +8,35 @@ import Spotter
 // queued as NDJSON text until read.
 
 final class CSession {
-  let session: Session
+  /// One person's stream, or (`people`) a stream of several, each event saying whose.
+  let session: Session?
+  let people: PeopleSession?
   var frame = PeopleFrame()
   var pending = ""
 
-  init(runtime: Runtime) { session = runtime.makeSession() }
+  init(runtime: Runtime) {
+    session = runtime.makeSession()
+    people = nil
+  }
 
-  func collect(_ event: SpotterEvent) {
-    pending += event.jsonLine
+  init(runtime: Runtime, people: Int) {
+    session = nil
+    self.people = runtime.makePeopleSession(people: people)
+  }
+
+  func collect(_ event: SpotterEvent) { collect(event, person: nil) }
+
+  func collect(_ event: SpotterEvent, person: Int?) {
+    pending += event.jsonLine(person: person)
     pending += "\n"
+  }
+
+  func push() {
+    if let session {
+      session.push(frame) { collect($0) }
+    } else {
+      people!.push(frame) { collect($1, person: $0) }
+    }
   }
 
   var waiting: Int32 { Int32(pending.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }) }
@@ -49,6 +69,30 @@ public func spotterSessionCreate(_ pointer: OpaquePointer) -> OpaquePointer {
   handle(CSession(runtime: runtime(pointer)))
 }
 
+@_cdecl("spotter_session_create_people")
+public func spotterSessionCreatePeople(_ pointer: OpaquePointer, _ people: Int32) -> OpaquePointer?
+{
+  guard (1...64).contains(people) else { return nil }
+  return handle(CSession(runtime: runtime(pointer), people: Int(people)))
+}
+
+@_cdecl("spotter_session_push_people")
+public func spotterSessionPushPeople(
+  _ pointer: OpaquePointer, _ t: Double, _ joints: UnsafePointer<Float>?, _ count: Int32
+) -> Int32 {
+  let box = session(pointer)
+  box.frame.t = t
+  box.frame.people.removeAll(keepingCapacity: true)
+  if let joints {
+    for person in 0..<max(0, Int(count)) {
+      let pose = Pose(triples: joints + person * 3 * CanonicalJoint.count)
+      if pose.hasPerson { box.frame.people.append(pose) }
+    }
+  }
+  box.push()
+  return box.waiting
+}
+
 @_cdecl("spotter_session_free")
 public func spotterSessionFree(_ pointer: OpaquePointer?) {
   release(pointer, as: CSession.self)
@@ -65,14 +109,18 @@ public func spotterSessionPushPose(
     let pose = Pose(triples: joints)
     if pose.hasPerson { box.frame.people.append(pose) }
   }
-  box.session.push(box.frame) { box.collect($0) }
+  box.push()
   return box.waiting
 }
 
 @_cdecl("spotter_session_finish")
 public func spotterSessionFinish(_ pointer: OpaquePointer) -> Int32 {
   let box = session(pointer)
-  box.session.finish { box.collect($0) }
+  if let session = box.session {
+    session.finish { box.collect($0) }
+  } else {
+    box.people!.finish { box.collect($1, person: $0) }
+  }
   return box.waiting
 }
 

@@ -58,6 +58,14 @@ void spotter_session_free(spotter_session *session);
 /* One frame at time t (seconds, never decreasing): 18 canonical joints (x, y, confidence) in
  * Create ML order, y down; NULL for nobody. Returns how many events are now waiting. */
 int spotter_session_push_pose(spotter_session *session, double t, const float *joints);
+/* A session that follows up to max_people people (1...64), each with their own exercises and
+ * counts; every event carries "person" (a stable id from 1). NULL when max_people is out of
+ * range. Frames come through spotter_session_push_people. */
+spotter_session *spotter_session_create_people(spotter_runtime *runtime, int max_people);
+/* One frame at time t with count people: count × 18 joints (x, y, confidence), in any order
+ * (ids come from where people are, not from their order). Returns events waiting. */
+int spotter_session_push_people(spotter_session *session, double t, const float *joints,
+                                int count);
 /* Ends the stream: the exercise under way ends and a summary follows. Returns events waiting. */
 int spotter_session_finish(spotter_session *session);
 /* Copies the waiting events, one JSON object per line, NUL-terminated, into buffer and clears

@@ -38,6 +38,22 @@ public struct OtherActivity: Activity {
     start = (-half * sin(radians(heading)), -half * cos(radians(heading)))
   }
 
+  /// A walk along a set path: from `start` (metres on the floor, relative to where the person
+  /// will be) on `heading` (degrees; 90 is +x) at `speed` metres a second.
+  public init(
+    walkingFrom start: (x: Double, z: Double), heading: Double, speed: Double, duration: Double,
+    generator: inout SeededGenerator
+  ) {
+    kind = .walking
+    self.duration = duration
+    yaw = 0
+    style = .random(using: &generator)
+    self.heading = heading
+    self.speed = speed
+    rate = 0.6 + 0.8 * generator.unit()
+    self.start = start
+  }
+
   public func state(at t: Double) -> BodyState {
     var a = Articulation.standing
     let w = { (index: Int) in style.wobble(index, at: t) * 2 }

@@ -11,6 +11,8 @@ public struct Annotation: Codable, Equatable, Sendable {
   public var endTime: Double?
   public var reps: Int?
   public var repBounds: [[Double]]?
+  /// In a recording of several people: whose set this is (1 for the first person's plan).
+  public var person: Int?
   /// The pose file's path resolved against the annotation file's folder (not encoded).
   public var resolvedPath: String = ""
 
@@ -21,11 +23,12 @@ public struct Annotation: Codable, Equatable, Sendable {
     case endTime = "end_time"
     case reps
     case repBounds = "rep_bounds"
+    case person
   }
 
   public init(
     fileName: String, label: String, startTime: Double? = nil, endTime: Double? = nil,
-    reps: Int? = nil, repBounds: [[Double]]? = nil
+    reps: Int? = nil, repBounds: [[Double]]? = nil, person: Int? = nil
   ) {
     self.fileName = fileName
     self.label = label
@@ -33,6 +36,7 @@ public struct Annotation: Codable, Equatable, Sendable {
     self.endTime = endTime
     self.reps = reps
     self.repBounds = repBounds
+    self.person = person
     resolvedPath = fileName
   }
 }

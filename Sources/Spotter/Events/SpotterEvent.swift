@@ -58,7 +58,11 @@ public enum SpotterEvent: Sendable, Equatable {
   }
 
   /// The event as one line of JSON (no newline).
-  public var jsonLine: String {
+  public var jsonLine: String { jsonLine(person: nil) }
+
+  /// The event as one line of JSON, saying whose it is (`"person":2` after its type) in a
+  /// stream with several people.
+  public func jsonLine(person: Int?) -> String {
     var fields: [String] = []
     func add(_ key: String, _ value: String) { fields.append("\"\(key)\":\(value)") }
     let number = JSONText.number
@@ -134,6 +138,9 @@ public enum SpotterEvent: Sendable, Equatable {
       add("type", JSONText.quote(type))
       if let line { add("line", String(line)) }
       add("message", JSONText.quote(message))
+    }
+    if let person, let type = fields.firstIndex(where: { $0.hasPrefix("\"type\"") }) {
+      fields.insert("\"person\":\(person)", at: type + 1)
     }
     return "{" + fields.joined(separator: ",") + "}"
   }

@@ -15,6 +15,10 @@ enum ClassifyCommand {
       .flag("json", "Print NDJSON events (README, 'Events') instead of a timeline."),
       RuntimeOptions.predictions,
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
+      .value(
+        "people", "N",
+        "Follow up to N people, each with their own exercises and counts (events carry person).",
+        default: "1"),
     ],
     discussion: "Events are printed as they happen, so a live pipe shows them at once.",
     run: run
@@ -25,14 +29,39 @@ enum ClassifyCommand {
     let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
-    let session = runtime.makeSession()
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
     let timeline = EventPrinter(output: output)
-    let emit: (SpotterEvent) -> Void = { event in
-      if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+    let people = try arguments.int("people", range: 1...64)!
+    guard people > 1 else {
+      let emit: (SpotterEvent) -> Void = { event in
+        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+      }
+      try runtime.makeSession().run(source, emit: emit) { try output.flush() }
+      try output.flush()
+      return 0
     }
-    try session.run(source, emit: emit) { try output.flush() }
+    let session = runtime.makePeopleSession(people: people)
+    let emit: (Int, SpotterEvent) -> Void = { person, event in
+      if json {
+        output.writeLine(event.jsonLine(person: person))
+      } else {
+        timeline.print(event, person: person)
+      }
+    }
+    var frame = PeopleFrame()
+    loop: while true {
+      switch try source.next(into: &frame) {
+      case .end: break loop
+      case .skipped(let error):
+        let event = SpotterEvent.error(t: nil, line: error.line, message: error.description)
+        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+      case .frame:
+        session.push(frame, emit: emit)
+        try output.flush()
+      }
+    }
+    session.finish(emit: emit)
     try output.flush()
     return 0
   }

@@ -16,7 +16,8 @@ enum SynthCommand {
       .value("reps", "N", "Reps for --exercise.", default: "10"),
       .value(
         "workout", "PLAN",
-        "A workout, e.g. 'squat:10, rest:20, push_up:8, walking:6'; 'random' draws one.",
+        "A workout, e.g. 'squat:10, rest:20, push_up:8, walking:6'; 'random' draws one. Give it "
+          + "again for more people in one picture: they walk in past each other first.",
         default: "demo"),
       .value(
         "count", "N", "How many recordings (each a new person, camera and seed).", default: "1"),
@@ -58,8 +59,12 @@ enum SynthCommand {
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let folder = try arguments.required("output")
-    let (plan, randomPlans) = try plan(arguments)
     let options = try recordingOptions(arguments)
+    let workouts = arguments.strings("workout")
+    if workouts.count > 1 {
+      return try writeGroups(workouts, options: options, folder: folder, arguments: arguments)
+    }
+    let (plan, randomPlans) = try plan(arguments)
     let changes = try FileChanges(arguments)
     let count = try arguments.int("count", range: 1...100_000)!
     let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
@@ -91,6 +96,44 @@ enum SynthCommand {
       "Wrote \(count) recording\(count == 1 ? "" : "s") and \(annotations.count) annotations "
         + "to \(folder)."
     )
+    return 0
+  }
+
+  /// Several people in one picture, one plan each: a pose file of people per frame, and each
+  /// person's sets annotated with `person`.
+  static func writeGroups(
+    _ workouts: [String], options: RecordingOptions, folder: String, arguments: ParsedArguments
+  ) throws -> Int32 {
+    let plans = try workouts.map { text in
+      do { return try WorkoutPlan.parse(text) } catch {
+        throw CLIError.usage("--workout: \(error)", command: command)
+      }
+    }
+    let count = try arguments.int("count", range: 1...100_000)!
+    let firstSeed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var annotations: [Annotation] = []
+    for index in 0..<count {
+      let seed = firstSeed + UInt64(index)
+      let group = Recorder.recordGroup(plans, options: options, seed: seed)
+      let name = String(format: "group-%06llu.jsonl", seed)
+      let writer = try PoseFileWriter(
+        path: folder + "/" + name, format: .jsonl, header: group.header)
+      for frame in group.frames { try writer.write(t: frame.t, people: frame.people) }
+      try writer.flush()
+      for (person, truth) in group.people.enumerated() {
+        annotations += truth.segments.map { segment in
+          Annotation(
+            fileName: name, label: segment.label, startTime: segment.start, endTime: segment.end,
+            reps: segment.reps,
+            repBounds: segment.reps == nil
+              ? nil : segment.repBounds.map { [$0.lowerBound, $0.upperBound] },
+            person: person + 1)
+        }
+      }
+    }
+    try Annotations.write(annotations, to: folder + "/annotations.json")
+    print("Wrote \(count) recording\(count == 1 ? "" : "s") of \(plans.count) people to \(folder).")
     return 0
   }
 

@@ -17,10 +17,14 @@ final class EventPrinter {
 
   init(output: TextOutput) { self.output = output }
 
-  func print(_ event: SpotterEvent) {
+  func print(_ event: SpotterEvent, person: Int? = nil) {
     guard let text = Self.line(event) else { return }
     beforeLine()
-    output.writeLine(text)
+    guard let person else { return output.writeLine(text) }
+    // Each line of the person's event, marked as theirs.
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      output.writeLine(line.isEmpty ? "" : "[person \(person)] " + line)
+    }
   }
 
   /// The timeline's line for an event (nil for those it does not show: predictions).

@@ -1,0 +1,77 @@
+import Poses
+
+/// A stream with several people in it (a gym mirror, a class, a parent and child): each person
+/// followed (`PeopleTracker`: stable ids through crossings and short misses) gets a `Session` of
+/// their own, and every event says whose it is.
+///
+/// A person first seen starts their session; one unseen for `leaveSeconds` has left, and their
+/// session is finished there (its last exercise ended, its summary emitted). Ids count up from
+/// 1 and are never reused in a stream.
+public final class PeopleSession {
+  public let runtime: Runtime
+  private var tracker: PeopleTracker
+  private var sessions: [(id: Int, session: Session)] = []
+  private var frame = PeopleFrame()
+  private var lastTime = 0.0
+
+  /// - Parameters:
+  ///   - people: the most people followed at once (the most prominent first).
+  ///   - leaveSeconds: how long someone may be out of view before they have left.
+  init(runtime: Runtime, people: Int, leaveSeconds: Double) {
+    precondition((1...64).contains(people), "follows 1 to 64 people, not \(people)")
+    self.runtime = runtime
+    tracker = PeopleTracker(capacity: people, leaveSeconds: leaveSeconds)
+    sessions.reserveCapacity(people)
+  }
+
+  /// The people followed now, by id.
+  public var people: [Int] { sessions.map(\.id) }
+
+  /// Takes one decoded frame; `emit` hears each event with the id of the person it is about.
+  public func push(_ frame: PeopleFrame, emit: (_ person: Int, SpotterEvent) -> Void) {
+    lastTime = frame.t
+    var seen = 0  // bit i: sessions[i] had its person in this frame
+    tracker.update(
+      frame.people, t: frame.t,
+      assign: { id, pose in
+        let index = sessionIndex(for: id)
+        seen |= 1 << index
+        self.frame.t = frame.t
+        self.frame.people.removeAll(keepingCapacity: true)
+        self.frame.people.append(pose)
+        sessions[index].session.push(self.frame) { emit(id, $0) }
+      },
+      ended: { id in end(id, emit: emit) })
+    // Everyone followed but not seen in this frame: a frame with nobody, for their session.
+    for index in sessions.indices where seen & (1 << index) == 0 {
+      let id = sessions[index].id
+      self.frame.t = frame.t
+      self.frame.people.removeAll(keepingCapacity: true)
+      sessions[index].session.push(self.frame) { emit(id, $0) }
+    }
+  }
+
+  /// Ends the stream: everyone's session is finished.
+  public func finish(emit: (_ person: Int, SpotterEvent) -> Void) {
+    tracker.finish { id in end(id, emit: emit) }
+  }
+
+  private func sessionIndex(for id: Int) -> Int {
+    if let index = sessions.firstIndex(where: { $0.id == id }) { return index }
+    sessions.append((id, runtime.makeSession()))
+    return sessions.count - 1
+  }
+
+  private func end(_ id: Int, emit: (_ person: Int, SpotterEvent) -> Void) {
+    guard let index = sessions.firstIndex(where: { $0.id == id }) else { return }
+    sessions[index].session.finish { emit(id, $0) }
+    sessions.remove(at: index)
+  }
+}
+
+extension Runtime {
+  /// A stream with up to `people` people in it, each followed and counted on their own.
+  public func makePeopleSession(people: Int, leaveSeconds: Double = 10) -> PeopleSession {
+    PeopleSession(runtime: self, people: people, leaveSeconds: leaveSeconds)
+  }
+}

@@ -1,0 +1,80 @@
+import MotionSynth
+import Poses
+import RepCounting
+import Testing
+
+@testable import Spotter
+
+/// Several people in one picture: each followed with a stable id and counted on their own.
+@Suite(.serialized) struct PeopleTests {
+  static let plans: [WorkoutPlan] = [
+    WorkoutPlan(items: [.exercise(.squat, reps: 8, partialReps: 0), .rest(seconds: 3)]),
+    WorkoutPlan(items: [.exercise(.jumpingJack, reps: 12, partialReps: 0), .rest(seconds: 3)]),
+  ]
+
+  static func frames(_ group: GroupRecording) -> [PeopleFrame] {
+    group.frames.map { sample in
+      var frame = PeopleFrame()
+      frame.t = sample.t
+      frame.people = sample.people
+      return frame
+    }
+  }
+
+  /// Two people walk in past each other and do different exercises side by side: two ids,
+  /// each with its own exercise and count, whatever order the detector lists them in.
+  @Test(arguments: [UInt64(31), 32, 33])
+  func twoPeopleAreCountedApartThroughACrossing(seed: UInt64) {
+    var options = RecordingOptions()
+    options.camera = .front
+    options.detector = .light
+    let group = Recorder.recordGroup(Self.plans, options: options, seed: seed)
+    let session = RuntimeTests.runtime.makePeopleSession(people: 2)
+    var events: [(person: Int, event: SpotterEvent)] = []
+    for frame in Self.frames(group) { session.push(frame) { events.append(($0, $1)) } }
+    session.finish { events.append(($0, $1)) }
+    var summaries: [Int: [ExerciseTotal]] = [:]
+    for (person, event) in events {
+      if case .summary(_, let exercises, _) = event { summaries[person] = exercises }
+    }
+    #expect(Set(summaries.keys) == [1, 2], "ids \(summaries.keys.sorted())")
+    let counts = summaries.values.map { exercises in
+      Dictionary(uniqueKeysWithValues: exercises.filter { $0.reps > 0 }.map { ($0.name, $0.reps) })
+    }
+    // Each exercise is one person's, counted whole (a stray rep of something else in the walk
+    // in is the model's, not the tracker's).
+    #expect(counts.filter { $0["squat"] != nil }.map { $0["squat"] } == [8], "\(counts)")
+    #expect(
+      counts.filter { $0["jumping_jack"] != nil }.map { $0["jumping_jack"] } == [12], "\(counts)")
+    #expect(!counts.contains { $0["squat"] != nil && $0["jumping_jack"] != nil }, "\(counts)")
+  }
+
+  /// The tracker alone: people listed in a shuffled order keep their ids from frame to frame.
+  @Test func idsFollowPeopleNotTheDetectorsOrder() {
+    var tracker = PeopleTracker(capacity: 3)
+    func person(at x: Float) -> Pose {
+      var pose = Pose()
+      for joint in CanonicalJoint.allCases {
+        pose[joint] = Joint(
+          x: x + Float(joint.rawValue % 3) * 10, y: Float(joint.rawValue) * 20, confidence: 1)
+      }
+      return pose
+    }
+    var first: [Int: Float] = [:]
+    for step in 0..<30 {
+      let xs: [Float] = [100 + Float(step) * 2, 400, 700 - Float(step) * 2]
+      let people = step % 2 == 0 ? xs.map(person) : xs.reversed().map(person)
+      tracker.update(
+        people, t: Double(step) / 30,
+        assign: { id, pose in
+          let x = pose[.nose].x
+          if let start = first[id] {
+            #expect(abs(x - start) <= 60, "id \(id) jumped from \(start) to \(x)")
+          } else {
+            first[id] = x
+          }
+        }, ended: { _ in })
+    }
+    #expect(first.count == 3)
+  }
+}
