@@ -23,7 +23,7 @@ section() { printf '\n== %s\n' "$1"; }
 for half in tune holdout; do
   section "Countix $half half: reps, exercise given (spotter count)"
   "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only
-  section "Countix $half half: reps through the whole runtime (the classifier chooses)"
+  section "Countix $half half: reps through the whole runtime, shipped model (it trains on all of Countix)"
   "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts | sed -n '/Reps the runtime/,$p'
   section "Countix $half half: clip labels, shipped model (it trains on all of Countix)"
   "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" | head -1
@@ -31,28 +31,19 @@ done
 section "Penn Action: clip labels, shipped model (it trains on all of Penn Action)"
 "$SPOTTER" eval --annotations "$PENN" | head -1
 
-if ls .build/folds/fold-*.spotter >/dev/null 2>&1; then
-  folds=$(ls .build/folds/fold-*.spotter | wc -l)
-  for set in countix penn; do
-    file=$COUNTIX; [ "$set" = penn ] && file=$PENN
-    section "Clip labels of $set from the fold models ($folds folds: each clip by the model that did not see it)"
-    for i in $(seq 0 $((folds - 1))); do
-      "$SPOTTER" eval --annotations "$file" --weights ".build/folds/fold-$i.spotter" \
-        --fold "$i/$folds" --json
-      echo
-    done | python3 -c '
-import json, sys
-rows = [json.loads(l) for l in sys.stdin if l.strip()]
-labels = rows[0]["labels"]
-confusion = [[sum(r["confusion"][i][j] for r in rows) for j in range(len(labels))] for i in range(len(labels))]
-total = sum(map(sum, confusion)); right = sum(confusion[i][i] for i in range(len(labels)))
-print("clips %d, clip accuracy %.1f%%" % (total, 100 * right / total))
-for i, label in enumerate(labels):
-    n = sum(confusion[i])
-    if n:
-        misses = sorted(((confusion[i][j], labels[j]) for j in range(len(labels)) if j != i and confusion[i][j]), reverse=True)
-        print("  %-14s %4d clips  recall %5.1f%%  %s" % (label, n, 100 * confusion[i][i] / n, ", ".join("%s %d" % (l, c) for c, l in misses[:3])))'
+folds=(.build/folds/fold-*.spotter)
+if [ -f "${folds[0]}" ]; then
+  fold_weights=()
+  for model in "${folds[@]}"; do fold_weights+=(--fold-weights "$model"); done
+  for half in tune holdout; do
+    section "Countix $half half: reps through the whole runtime, fold models (${#folds[@]}: each video by the model that left it out)"
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
+      sed -n '/Reps the runtime/,$p'
+    section "Countix $half half: clip labels, fold models"
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}"
   done
+  section "Penn Action: clip labels, fold models"
+  "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}"
 else
   echo
   echo "(No fold models in .build/folds: 'make folds' trains them for cross-validated clip labels.)"

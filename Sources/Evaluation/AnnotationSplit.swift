@@ -15,6 +15,13 @@ public enum AnnotationSplit: String, CaseIterable, Sendable {
   /// The annotations of the files in this half, in their order.
   public func select(_ annotations: [Annotation]) -> [Annotation] {
     guard self != .all else { return annotations }
+    let half = files(of: annotations)
+    return annotations.filter { half.contains($0.fileName) }
+  }
+
+  /// The names of the files in this half.
+  public func files(of annotations: [Annotation]) -> Set<String> {
+    guard self != .all else { return Set(annotations.map(\.fileName)) }
     var labelOfFile: [String: String] = [:]
     for annotation in annotations {
       let current = labelOfFile[annotation.fileName]
@@ -30,6 +37,6 @@ public enum AnnotationSplit: String, CaseIterable, Sendable {
         half.insert(file)
       }
     }
-    return annotations.filter { half.contains($0.fileName) }
+    return half
   }
 }

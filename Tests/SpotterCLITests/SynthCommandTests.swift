@@ -42,6 +42,38 @@ import Testing
     #expect((report["counted_exactly"] as? Int ?? 0) >= 3, "\(report)")
   }
 
+  /// --fold-weights scores clip n with model n mod K: the same confusions as each model on its
+  /// own fold.
+  @Test func foldWeightsScoreEachClipWithTheModelThatLeftItOut() throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try Spotter.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "4", "--count", "4",
+      "--seed", "31",
+    ])
+    let annotations = folder + "/annotations.json"
+    let shipped = repositoryRoot + "/Weights/default.spotter"
+    let tiny = repositoryRoot + "/Weights/tiny.spotter"
+    func confusion(_ arguments: [String]) throws -> [[Int]] {
+      let result = try Spotter.run(["eval", "--annotations", annotations, "--json"] + arguments)
+      #expect(result.status == 0, "\(result.stderr)")
+      let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+      return try #require((report as? [String: Any])?["confusion"] as? [[Int]])
+    }
+    let together = try confusion(["--fold-weights", shipped, "--fold-weights", tiny])
+    let apart = zip(
+      try confusion(["--weights", shipped, "--fold", "0/2"]),
+      try confusion(["--weights", tiny, "--fold", "1/2"])
+    ).map { zip($0, $1).map(+) }
+    #expect(together == apart)
+    #expect(together.joined().reduce(0, +) == (try Annotations.read(annotations)).count)
+    let refused = try Spotter.run([
+      "eval", "--annotations", annotations, "--fold-weights", shipped, "--weights", tiny,
+    ])
+    #expect(refused.status == 64)
+    #expect(
+      refused.stderr.hasPrefix("Error: --fold-weights takes K ≥ 2 files"), "\(refused.stderr)")
+  }
+
   @Test func theSameSeedWritesTheSameBytes() throws {
     let a = Fixtures.temporaryFolder()
     let b = Fixtures.temporaryFolder()

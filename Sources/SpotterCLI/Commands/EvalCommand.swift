@@ -40,6 +40,10 @@ enum EvalCommand {
       .flag("json", "Print one JSON object."),
       FoldOption.option,
       .value(
+        "fold-weights", "FILE",
+        "Cross-validated: give K weights files, those of train --fold 0/K … K-1/K in order; "
+          + "each clip (each file with --workouts) is scored by the model that left it out."),
+      .value(
         "min-clip-seconds", "S",
         "Classify only clips at least this long (transitions between sets are short).", default: "0"
       ),
@@ -74,7 +78,12 @@ enum EvalCommand {
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
       throw CLIError.usage("--split must be all, tune or holdout", command: command)
     }
-    let annotations = split.select(try Annotations.read(path))
+    let all = try Annotations.read(path)
+    let half = split.files(of: all)
+    // Fold numbers are positions in the whole file, as train --fold counts them.
+    let annotations = all.enumerated().filter { half.contains($0.element.fileName) }.map {
+      NumberedAnnotation(number: $0.offset, annotation: $0.element)
+    }
     let worst = try arguments.int("worst", range: 0...10_000)!
     if arguments.flag("workouts") {
       let report = try workouts(annotations, arguments)
@@ -92,8 +101,34 @@ enum EvalCommand {
     return 0
   }
 
+  /// An annotation and its position in its file, which decides its cross-validation fold.
+  struct NumberedAnnotation {
+    let number: Int
+    let annotation: Annotation
+  }
+
+  /// The --fold-weights models, in fold order (empty without the option); K of them score
+  /// annotation n with model n mod K.
+  static func foldModels(_ arguments: ParsedArguments) throws -> [Classifier] {
+    let paths = arguments.strings("fold-weights")
+    guard !paths.isEmpty else { return [] }
+    guard paths.count >= 2, arguments.string("weights") == nil, arguments.string("fold") == nil
+    else {
+      throw CLIError.usage(
+        "--fold-weights takes K ≥ 2 files (one per fold) and replaces --weights and --fold",
+        command: command)
+    }
+    let models = try paths.map { try WeightsFile.load($0) }
+    if let other = models.first(where: { $0.labels != models[0].labels }) {
+      throw CLIError.usage(
+        "--fold-weights: the models' labels differ (\(models[0].labels) against \(other.labels))",
+        command: command)
+    }
+    return models
+  }
+
   /// Each annotated clip classified (unless --reps-only) and counted.
-  static func clips(_ annotations: [Annotation], _ arguments: ParsedArguments) throws
+  static func clips(_ annotations: [NumberedAnnotation], _ arguments: ParsedArguments) throws
     -> EvaluationReport
   {
     let catalogue = try ExerciseCatalogueOption.load(arguments)
@@ -106,21 +141,25 @@ enum EvalCommand {
       }
       return definition
     }
-    let classifier =
-      arguments.flag("reps-only")
-      ? nil : try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
+    var models = try foldModels(arguments)
+    if models.isEmpty && !arguments.flag("reps-only") {
+      models = [try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))]
+    }
     let stride = try arguments.int("stride", range: 1...600)!
     let minimum = try arguments.double("min-clip-seconds", range: 0...3600)!
     let fold = try FoldOption.parse(arguments, command: command)
-    var report = EvaluationReport(labels: classifier?.labels ?? [])
+    var report = EvaluationReport(labels: models.first?.labels ?? [])
     if arguments.flag("whole-files") {
-      try countWholeFiles(annotations, catalogue: catalogue, fixed: fixed, into: &report)
+      try countWholeFiles(
+        annotations.map(\.annotation), catalogue: catalogue, fixed: fixed, into: &report)
       return report
     }
     var cache: (path: String, recording: ResampledRecording)?
     let progress = Progress(total: annotations.count, unit: "clip")
-    for (index, annotation) in annotations.enumerated()
-    where fold.map({ index % $0.count == $0.index }) ?? true {
+    for (index, numbered) in annotations.enumerated()
+    where fold.map({ numbered.number % $0.count == $0.index }) ?? true {
+      let annotation = numbered.annotation
+      let classifier = models.isEmpty ? nil : models[numbered.number % models.count]
       if cache?.path != annotation.resolvedPath {
         cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
       }
@@ -173,20 +212,28 @@ enum EvalCommand {
   }
 
   /// `--workouts`: each annotated file through a session, its timeline scored.
-  static func workouts(_ annotations: [Annotation], _ arguments: ParsedArguments) throws
+  /// With --fold-weights, a file is run by the model that left out its first annotation.
+  static func workouts(_ annotations: [NumberedAnnotation], _ arguments: ParsedArguments) throws
     -> TimelineReport
   {
-    let runtime = try RuntimeOptions.runtime(arguments)
+    let models = try foldModels(arguments)
+    let runtimes =
+      models.isEmpty
+      ? [try RuntimeOptions.runtime(arguments)]
+      : try models.map { try RuntimeOptions.runtime(arguments, classifier: $0) }
     var report = TimelineReport(tolerance: try arguments.double("tolerance", range: 0...60)!)
-    var files: [String] = []
-    for annotation in annotations where !files.contains(annotation.resolvedPath) {
-      files.append(annotation.resolvedPath)
+    var files: [NumberedAnnotation] = []
+    for numbered in annotations
+    where !files.contains(where: { $0.annotation.resolvedPath == numbered.annotation.resolvedPath })
+    {
+      files.append(numbered)
     }
     let progress = Progress(total: files.count, unit: "file")
     for (index, file) in files.enumerated() {
+      let path = file.annotation.resolvedPath
       report.add(
-        events: try TimelineScoring.run(file, runtime: runtime),
-        truth: annotations.filter { $0.resolvedPath == file })
+        events: try TimelineScoring.run(path, runtime: runtimes[file.number % runtimes.count]),
+        truth: annotations.map(\.annotation).filter { $0.resolvedPath == path })
       progress.advance(to: index + 1)
     }
     progress.finish()

@@ -30,8 +30,12 @@ enum RuntimeOptions {
     "predictions", "Also emit every window's prediction (three a second) as an event (NDJSON only)."
   )
 
-  static func runtime(_ arguments: ParsedArguments) throws -> Runtime {
-    let classifier = try WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
+  /// The runtime of these options, with `classifier` in place of the --weights one if given.
+  static func runtime(_ arguments: ParsedArguments, classifier: Classifier? = nil) throws
+    -> Runtime
+  {
+    let classifier =
+      try classifier ?? WeightsFile.load(WeightsLocation.resolve(arguments.string("weights")))
     var options = SessionOptions()
     options.stride = try arguments.int("stride", range: 1...600)!
     options.enterConfidence = Float(try arguments.double("enter", range: 0...1)!)
