@@ -96,14 +96,16 @@ let package = Package(
       dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
-      name: "SpeechTests", dependencies: ["RepCounting", "Speech", "Spotter", "TestSupport"]),
+      name: "SpeechTests",
+      dependencies: ["Randomness", "RepCounting", "Speech", "Spotter", "TestSupport"]),
     .testTarget(
       name: "PerFrameAllocationTests",
       dependencies: [
         "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
         "TestSupport",
       ]),
-    .testTarget(name: "SpotterCLITests", dependencies: ["Poses", "SpotterCLI", "TestSupport"]),
+    .testTarget(
+      name: "SpotterCLITests", dependencies: ["Poses", "Speech", "SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
