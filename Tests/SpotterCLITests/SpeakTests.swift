@@ -28,14 +28,20 @@ import Testing
     }
   }
 
-  static func classify(squats reps: Int) throws -> Run {
+  /// A synthetic squat set of `reps` reps, seen from the front: its pose file.
+  static func squats(_ reps: Int) throws -> String {
     let folder = Fixtures.temporaryFolder()
     let synth = try Spotter.run([
       "synth", "--output", folder, "--exercise", "squat", "--reps", "\(reps)", "--camera",
       "front", "--seed", "5",
     ])
     try #require(synth.status == 0, "\(synth.stderr)")
-    let poses = folder + "/synth-000005.jsonl"
+    return folder + "/synth-000005.jsonl"
+  }
+
+  static func classify(squats reps: Int) throws -> Run {
+    let poses = try squats(reps)
+    let folder = Fixtures.temporaryFolder()
     let wav = folder + "/speech.wav"
     let result = try Spotter.run(["classify", "--json", "--speak-to", wav, poses])
     try #require(result.status == 0, "\(result.stderr)")
@@ -83,6 +89,49 @@ import Testing
       #expect(result.status == 1)
       #expect(result.stderr == "Error: espeak-ng is not installed: apt-get install espeak-ng\n")
     }
+  }
+
+  /// A stand-in for espeak-ng on a PATH of its own: it appends the text it is given to
+  /// `said.txt` beside it, and runs `extra` first.
+  static func fakeESpeakNG(_ extra: String = "") throws -> (path: String, log: String) {
+    let folder = Fixtures.temporaryFolder()
+    let script = folder + "/espeak-ng"
+    let body = "#!/bin/sh\n\(extra)\nfor text; do :; done\necho \"$text\" >> \(folder)/said.txt\n"
+    try body.write(toFile: script, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+    return (folder, folder + "/said.txt")
+  }
+
+  /// `--speak` through the sound device, with espeak-ng stood in for: the words reach it one
+  /// utterance at a time, and the set's total, which never goes stale, is said at the end.
+  @Test func speakSaysTheCountsThroughESpeakNG() throws {
+    let poses = try Self.squats(3)
+    let espeak = try Self.fakeESpeakNG()
+    let result = try Spotter.run(
+      ["classify", "--json", "--speak", poses], environment: ["PATH": espeak.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("Speech: said "))
+    let log = try String(contentsOfFile: espeak.log, encoding: .utf8)
+    #expect(log.hasPrefix("\n"))  // the sound-device check says nothing
+    let said = log.split(separator: "\n").map(String.init)
+    #expect(said.last == "squat: 3 reps")
+  }
+
+  /// On a machine without a sound device espeak-ng complains and exits 0: `--speak` stops
+  /// before the stream with an error and a way out.
+  @Test func speakWithoutASoundDeviceIsAClearError() throws {
+    let espeak = try Self.fakeESpeakNG(
+      "echo \"ALSA lib pcm.c:2666:(snd_pcm_open_noupdate) Unknown PCM default\" >&2\n"
+        + "echo \"error: No such file or directory\" >&2; exit 0")
+    let poses = Fixtures.file(Fixtures.squatFile(frames: 30))
+    let result = try Spotter.run(
+      ["classify", "--speak", poses], environment: ["PATH": espeak.path])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "Error: espeak-ng cannot play sound on this machine: No such file or "
+        + "directory (is there a sound device?)\nHint: --speak-to FILE.wav writes the speech to a "
+        + "WAV file instead.\n")
+    #expect(result.stdout.isEmpty)
   }
 
   @Test func speakAndSpeakToTogetherAreAUsageError() throws {

@@ -14,8 +14,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible {
     case .notInstalled: "espeak-ng is not installed: apt-get install espeak-ng"
     case .failed(let command, let reason): "\(command) failed: \(reason)"
     case .cannotPlay(let reason):
-      "espeak-ng cannot play sound on this machine (\(reason)); is there a sound device? "
-        + "--speak-to FILE.wav writes the speech to a file instead"
+      "espeak-ng cannot play sound on this machine: \(reason) (is there a sound device?)"
     case .unexpectedAudio(let reason): "espeak-ng's audio is not as expected: \(reason)"
     }
   }

@@ -27,18 +27,29 @@ enum SpeakOptions {
     if let path { return try WAVSpeaker(path: path, synthesizer: try ESpeakNG()) }
     guard live else { return nil }
     let espeak = try ESpeakNG()
-    try espeak.checkSoundDevice()
+    try withHint { try espeak.checkSoundDevice() }
     return LiveSpeaker(output: espeak)
   }
 
   /// Waits for the speaker to finish; returns a line saying what it said.
   static func finish(_ speaker: any CueSpeaker) throws -> String {
-    try speaker.finish()
+    try withHint { try speaker.finish() }
     var line = "Speech: said \(speaker.said), dropped \(speaker.dropped) as stale"
     if let file = speaker as? WAVSpeaker {
       line += String(format: "; wrote %@ (%.2f s)", file.path, file.duration)
     }
     return line + "."
+  }
+
+  /// Runs `body`, adding where to turn when the sound device fails.
+  private static func withHint(_ body: () throws -> Void) throws {
+    do {
+      try body()
+    } catch let error as SpeechError {
+      guard case .cannotPlay = error else { throw error }
+      throw CLIError.failure(
+        error.description, hint: "--speak-to FILE.wav writes the speech to a WAV file instead.")
+    }
   }
 
   /// A pose source that tells the speaker each frame's time before the session sees the frame,
