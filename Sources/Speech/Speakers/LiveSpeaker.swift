@@ -12,7 +12,8 @@ import Spotter
 /// totals, which never go stale.
 ///
 /// `hear` only queues and returns, so the session's event path never waits for speech.
-/// `finish` waits until everything still worth saying has been said.
+/// `finish` waits until everything still worth saying has been said, and must be called: the
+/// thread runs until then.
 public final class LiveSpeaker: CueSpeaker, @unchecked Sendable {
   // Everything below is guarded by `condition`.
   private let condition = NSCondition()

@@ -10,7 +10,7 @@ enum SpeakOptions {
     .flag("speak", "Say rep counts and cues aloud through espeak-ng (Debian package espeak-ng)."),
     .value(
       "speak-to", "FILE.wav",
-      "Write what --speak would say to a WAV file instead, at its stream times."),
+      "Write the counts and cues to a WAV file instead, each at its time in the stream."),
   ]
 
   /// The speaker the options ask for, ready before the first frame; nil when neither is given.
