@@ -1,11 +1,12 @@
 # Spotter: set-up and the main jobs. Each target first installs what a fresh Debian machine
-# lacks (OpenBLAS and pkg-config, through apt-get, only when pkg-config cannot find openblas).
+# lacks (OpenBLAS and pkg-config, through apt-get, only when pkg-config cannot find openblas;
+# espeak-ng for the targets that speak, only when it is not on the PATH).
 
 SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build demo test lint bench eval eval-real folds format clean tiny-weights libspotter weights
+.PHONY: all deps speech-deps build demo demo-speech test lint bench eval eval-real folds format clean tiny-weights libspotter weights
 
 all: build
 
@@ -13,6 +14,13 @@ deps:
 	@if ! pkg-config --exists openblas 2>/dev/null; then \
 	  echo "Installing OpenBLAS (libopenblas-dev) and pkg-config with apt-get..."; \
 	  $(SUDO) apt-get update && $(SUDO) apt-get install -y libopenblas-dev pkg-config; \
+	fi
+
+# espeak-ng says --speak and writes --speak-to (README, "Spoken cues"), and the tests use it.
+speech-deps:
+	@if ! command -v espeak-ng >/dev/null 2>&1; then \
+	  echo "Installing espeak-ng with apt-get..."; \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y espeak-ng; \
 	fi
 
 build: deps
@@ -23,9 +31,14 @@ demo: deps
 	$(SWIFT) build -c release --product spotter
 	$(RELEASE_BIN)/spotter demo
 
+# The demo's spoken counts and cues as a soundtrack of the workout: .build/demo-speech.wav.
+demo-speech: deps speech-deps
+	$(SWIFT) build -c release --product spotter
+	$(RELEASE_BIN)/spotter demo --no-history --speak-to .build/demo-speech.wav
+
 # The suite runs optimised (with testing enabled), as Spotter runs: the per-frame allocation
 # tests only mean something there, and the rest runs faster.
-test: deps
+test: deps speech-deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing
 
 # The house format (.swift-format): what `make format` writes, checked without writing.

@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "Linalg", targets: ["Linalg"]),
     // The daemon and the workout history, on top of the runtime.
     .library(name: "SpotterServer", targets: ["SpotterServer"]),
+    // Spoken counts and cues through espeak-ng, on top of the runtime's events.
+    .library(name: "Speech", targets: ["Speech"]),
     // Synthetic motion, training data and evaluation: for making and measuring models.
     .library(name: "MotionSynth", targets: ["MotionSynth"]),
     .library(name: "TrainingData", targets: ["TrainingData"]),
@@ -38,6 +40,8 @@ let package = Package(
       resources: [.copy("Definitions")]),
     .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
     .target(name: "SpotterServer", dependencies: ["Poses", "RepCounting", "Spotter"]),
+    // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
+    .target(name: "Speech", dependencies: ["ActionModel", "RepCounting", "Spotter"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(
       name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),
@@ -52,7 +56,7 @@ let package = Package(
       name: "SpotterCLI",
       dependencies: [
         "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
-        "RepCounting", "Spotter", "SpotterServer", "TrainingData",
+        "RepCounting", "Speech", "Spotter", "SpotterServer", "TrainingData",
       ]),
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
@@ -92,12 +96,16 @@ let package = Package(
       dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
+      name: "SpeechTests",
+      dependencies: ["Randomness", "RepCounting", "Speech", "Spotter", "TestSupport"]),
+    .testTarget(
       name: "PerFrameAllocationTests",
       dependencies: [
         "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
         "TestSupport",
       ]),
-    .testTarget(name: "SpotterCLITests", dependencies: ["Poses", "SpotterCLI", "TestSupport"]),
+    .testTarget(
+      name: "SpotterCLITests", dependencies: ["Poses", "Speech", "SpotterCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

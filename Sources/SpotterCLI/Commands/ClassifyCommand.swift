@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import Poses
+import Speech
 import Spotter
 
 /// `spotter classify FILE|-`: which exercise, when, how many reps, with what cues.
@@ -19,7 +20,7 @@ enum ClassifyCommand {
         "people", "N",
         "Follow up to N people, each with their own exercises and counts (events carry person).",
         default: "1"),
-    ],
+    ] + SpeakOptions.options,
     discussion: "Events are printed as they happen, so a live pipe shows them at once.",
     run: run
   )
@@ -29,16 +30,26 @@ enum ClassifyCommand {
     let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
+    let people = try arguments.int("people", range: 1...64)!
+    if people > 1 && (arguments.flag("speak") || arguments.string("speak-to") != nil) {
+      throw CLIError.usage("--speak and --speak-to are for one person", command: command)
+    }
+    let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
     let timeline = EventPrinter(output: output)
-    let people = try arguments.int("people", range: 1...64)!
     guard people > 1 else {
       let emit: (SpotterEvent) -> Void = { event in
         if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+        speaker?.hear(event)
       }
-      try runtime.makeSession().run(source, emit: emit) { try output.flush() }
+      try runtime.makeSession().run(
+        speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
+      ) {
+        try output.flush()
+      }
       try output.flush()
+      if let speaker { Terminal.error(try SpeakOptions.finish(speaker)) }
       return 0
     }
     let session = runtime.makePeopleSession(people: people)

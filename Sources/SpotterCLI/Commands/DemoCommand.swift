@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import MotionSynth
 import Poses
+import Speech
 import Spotter
 import SpotterServer
 
@@ -23,7 +24,7 @@ enum DemoCommand {
         "history", "FILE", "Workout history to append the summary to.",
         default: "$XDG_DATA_HOME/spotter/history.jsonl"),
       .flag("no-history", "Do not write the workout history."),
-    ],
+    ] + SpeakOptions.options,
     discussion: """
       The workout: squats, a rest, jumping jacks, walking about, push-ups, then a switch to
       bicep curls, done by a synthetic person seen by a virtual camera with detector noise.
@@ -36,6 +37,7 @@ enum DemoCommand {
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     var options = RecordingOptions()
     options.camera = try CameraOption.parse(arguments, command: command)
+    let speaker = try SpeakOptions.speaker(arguments, command: command)
     let recording = Recorder.record(.demo, options: options, seed: seed)
     let output = TextOutput.standardOutput()
     output.writeLine(
@@ -45,7 +47,8 @@ enum DemoCommand {
     )
     let summary = try play(
       recording, through: runtime.makeSession(), output: output,
-      realtime: arguments.flag("realtime"))
+      realtime: arguments.flag("realtime"), speaker: speaker)
+    if let speaker { output.writeLine(try SpeakOptions.finish(speaker)) }
     output.writeLine(scorecard(recording, summary))
     if !arguments.flag("no-history") {
       let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
@@ -63,7 +66,8 @@ enum DemoCommand {
   /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
   /// summary.
   static func play(
-    _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool
+    _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool,
+    speaker: (any CueSpeaker)? = nil
   ) throws -> [ExerciseTotal] {
     let live = Terminal.isTerminal(1)
     let printer = EventPrinter(output: output)
@@ -71,6 +75,7 @@ enum DemoCommand {
     printer.beforeLine = { status.clear() }
     var summary: [ExerciseTotal] = []
     let emit: (SpotterEvent) -> Void = { event in
+      speaker?.hear(event)
       switch event {
       case .rep where live, .presence, .error: break  // the status line shows reps
       case .cue(_, _, let message): status.cue = message
@@ -85,6 +90,7 @@ enum DemoCommand {
         let wait = sample.t - Date().timeIntervalSince(start)
         if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
       }
+      speaker?.advance(to: sample.t)
       frame.t = sample.t
       frame.line = index + 1
       frame.people.removeAll(keepingCapacity: true)

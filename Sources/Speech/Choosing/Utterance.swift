@@ -1,0 +1,53 @@
+import RepCounting
+import Spotter
+
+/// One thing to say: its words, which set it belongs to, and when the speaker heard of it.
+public struct Utterance: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    /// A set began: its exercise's name ("squat").
+    case setStarted
+    /// A rep was counted: its number ("4").
+    case count(Int)
+    /// A form cue: its message.
+    case cue
+    /// A set ended: the exercise and its reps ("squat: 12 reps").
+    case setEnded
+  }
+
+  public var kind: Kind
+  public var exercise: String
+  public var text: String
+  /// When the speaker heard the event, on the speaker's clock (the stream's time for a WAV,
+  /// real time for the sound device). Staleness is measured from here.
+  public var heard: Double
+
+  public init(kind: Kind, exercise: String, text: String, heard: Double) {
+    self.kind = kind
+    self.exercise = exercise
+    self.text = text
+    self.heard = heard
+  }
+
+  /// What is said for `event`, or nil for events that are not spoken (predictions, presence,
+  /// refused reps, the summary, errors; sets of a silent label such as `other`).
+  public init?(_ event: SpotterEvent, heard: Double, policy: SpeechPolicy = SpeechPolicy()) {
+    switch event {
+    case .exerciseStarted(_, let exercise, _) where !policy.silentLabels.contains(exercise):
+      self.init(kind: .setStarted, exercise: exercise, text: Self.name(exercise), heard: heard)
+    case .rep(_, let exercise, let rep, _):
+      self.init(kind: .count(rep.count), exercise: exercise, text: "\(rep.count)", heard: heard)
+    case .cue(_, let exercise, let message) where !message.isEmpty:
+      self.init(kind: .cue, exercise: exercise, text: message, heard: heard)
+    case .exerciseEnded(_, let exercise, let reps) where !policy.silentLabels.contains(exercise):
+      let text = "\(Self.name(exercise)): \(reps) \(reps == 1 ? "rep" : "reps")"
+      self.init(kind: .setEnded, exercise: exercise, text: text, heard: heard)
+    default:
+      return nil
+    }
+  }
+
+  /// A label as words: `push_up` is said "push up".
+  public static func name(_ label: String) -> String {
+    label.replacingOccurrences(of: "_", with: " ")
+  }
+}
