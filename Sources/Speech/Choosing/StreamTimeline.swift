@@ -71,7 +71,7 @@ extension SpotterEvent {
     switch self {
     case .prediction(let t, _, _, _, _), .presence(let t, _), .exerciseStarted(let t, _, _),
       .rep(let t, _, _, _), .repRejected(let t, _, _), .cue(let t, _, _),
-      .exerciseEnded(let t, _, _), .summary(let t, _, _):
+      .goalReached(let t, _, _), .exerciseEnded(let t, _, _), .summary(let t, _, _):
       t
     case .error(let t, _, _): t ?? -.infinity
     }

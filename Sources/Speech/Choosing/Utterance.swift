@@ -38,6 +38,8 @@ public struct Utterance: Sendable, Equatable {
       self.init(kind: .count(rep.count), exercise: exercise, text: "\(rep.count)", heard: heard)
     case .cue(_, let exercise, let message) where !message.isEmpty:
       self.init(kind: .cue, exercise: exercise, text: message, heard: heard)
+    case .goalReached(_, let exercise, _):
+      self.init(kind: .cue, exercise: exercise, text: "Goal reached", heard: heard)
     case .exerciseEnded(_, let exercise, let reps) where !policy.silentLabels.contains(exercise):
       let text = "\(Self.name(exercise)): \(reps) \(reps == 1 ? "rep" : "reps")"
       self.init(kind: .setEnded, exercise: exercise, text: text, heard: heard)

@@ -8,11 +8,21 @@ import Foundation
 
 /// The few socket calls the daemon and its clients make, named for what they do.
 public enum Socket {
-  /// A listening Unix-domain stream socket at `path` (a stale socket file is replaced).
+  /// A listening Unix-domain stream socket at `path` (a stale socket file is replaced). It is
+  /// bound under a neighbouring name and renamed once listening, so that a client that sees
+  /// the file can connect.
   static func listenUnix(path: String) throws(SystemError) -> FileDescriptor {
-    let address = try unixAddress(path)
-    unlink(path)
-    return try open(AF_UNIX, address, named: path, listening: true)
+    let binding = path + "~"
+    let address = try unixAddress(binding)
+    unlink(binding)
+    let listener = try open(AF_UNIX, address, named: path, listening: true)
+    guard rename(binding, path) == 0 else {
+      let error = SystemError("cannot listen on \(path): rename")
+      listener.close()
+      unlink(binding)
+      throw error
+    }
+    return listener
   }
 
   /// A listening TCP socket on 127.0.0.1:`port` (loopback only).
