@@ -116,7 +116,7 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("Wrote \(output)"))
     #expect(result.stdout.contains("Wrote \(folder)/curls.json"))
-    #expect(result.stdout.contains("1 sets, \(reps) reps"))
+    #expect(result.stdout.contains("1 set, \(reps) reps"))
     let page = try Self.page(output)
     #expect(Self.marks("rep", page) == reps)
     let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/curls.json"))

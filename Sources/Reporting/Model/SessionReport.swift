@@ -153,7 +153,8 @@ public struct SignalTrace: Codable, Equatable, Sendable {
   public var name: String
   /// `°` or `body sizes`.
   public var units: String
-  /// −1 when a rep moves the signal down first (a squat's hip height), +1 when up.
+  /// −1 when a rep moves the signal down first (a squat's hip height), +1 when up, 0 when the
+  /// engine does not say (a staged engine's measure).
   public var direction: Int
   public var t: [Double]
   /// The smoothed signal.

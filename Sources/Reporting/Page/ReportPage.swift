@@ -108,7 +108,7 @@ enum SetSection {
         guard let figures else { continue }
         let rep = set.reps.first { $0.count == figures.count }
         StickFigure.draw(
-          figures, title: title, upFirst: set.direction(ofSignal: rep?.signal) > 0, into: &page)
+          figures, title: title, direction: set.direction(ofSignal: rep?.signal), into: &page)
       }
       page.close("div")
       page.element(

@@ -31,10 +31,13 @@ enum StickFigure {
   static let box = (width: 120.0, height: 170.0)
 
   /// A figure with a caption: `title`, then the rep where it starts and where it turns back:
-  /// top and bottom, or bottom and top for a rep that goes up first (`upFirst`: a curl).
+  /// top and bottom for a rep that goes down first (`direction` −1, a squat), bottom and top
+  /// for one that goes up (+1, a curl), start and turn when the engine does not say (0).
   static func draw(
-    _ figures: RepFigures, title: String, upFirst: Bool, into page: inout Markup
+    _ figures: RepFigures, title: String, direction: Int, into page: inout Markup
   ) {
+    let names =
+      direction < 0 ? ["top", "bottom"] : direction > 0 ? ["bottom", "top"] : ["start", "turn"]
     page.open("figure")
     let height = box.height + 18
     page.open(
@@ -68,7 +71,7 @@ enum StickFigure {
           [
             ("x", Markup.number(Double(index) * (box.width + 20) + box.width / 2)),
             ("y", Markup.number(box.height + 12)), ("text-anchor", "middle"), ("class", "muted"),
-          ], ((index == 0) != upFirst ? "top " : "bottom ") + Markup.clock(pose.t, tenths: true))
+          ], names[index] + " " + Markup.clock(pose.t, tenths: true))
       }
     }
     page.close("svg")

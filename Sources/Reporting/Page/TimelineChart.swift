@@ -213,21 +213,24 @@ struct TimelineChart {
           ("width", Markup.number(x1 - x0)), ("height", Markup.number(Self.setRow.height)),
           ("rx", "3"), ("fill", colours[set.exercise]),
         ])
-      if x1 - x0 > 46 {
-        page.element(
-          "text",
-          [
-            ("x", Markup.number(x0 + 3)), ("y", Markup.number(Self.setRow.y + 11)),
-            ("font-size", "10"),
-          ], set.counted ? "\(name) ×\(set.reps.count)" : name)
+      // Labels only where they fit (about 0.6 em a character), so neighbours never overlap.
+      let room = x1 - x0 - 5
+      let count = "×\(set.reps.count)"
+      let heading = set.counted ? "\(name) \(count)" : name
+      var labels: [(text: String, size: Double, y: Double)] = []
+      if fits(heading, 10, room) {
+        labels.append((heading, 10, 11))
+      } else if set.counted, fits(count, 10, room) {
+        labels.append((count, 10, 11))
       }
-      if x1 - x0 > 78 {
+      if fits(times, 9, room) { labels.append((times, 9, 22)) }
+      for label in labels {
         page.element(
           "text",
           [
-            ("x", Markup.number(x0 + 3)), ("y", Markup.number(Self.setRow.y + 22)),
-            ("font-size", "9"),
-          ], times)
+            ("x", Markup.number(x0 + 3)), ("y", Markup.number(Self.setRow.y + label.y)),
+            ("font-size", Markup.number(label.size)),
+          ], label.text)
       }
       page.close("g")
       if let backfill = set.backfill {
@@ -239,6 +242,11 @@ struct TimelineChart {
             + Markup.clock(backfill.end, tenths: true))
       }
     }
+  }
+
+  /// Whether `text` in a `size`-pixel font fits in `room` pixels.
+  private func fits(_ text: String, _ size: Double, _ room: Double) -> Bool {
+    Double(text.count) * size * 0.6 <= room
   }
 
   /// A tick per rep (hollow when backfilled) and a short red tick per refusal.

@@ -272,15 +272,17 @@ public final class ReportRecorder {
     return moved > 0 ? abs(log(moved / range)) : .infinity
   }
 
-  /// When the trace was farthest its rep's way within `start...end`.
+  /// When the trace was farthest its rep's way within `start...end` (without a way, farthest
+  /// from where the rep started).
   private static func extreme(of trace: SignalTrace, from start: Double, to end: Double) -> Double?
   {
     let window = trace.indices(from: start, to: end)
-    guard !window.isEmpty else { return nil }
-    let pick =
-      trace.direction < 0
-      ? window.min { trace.value[$0] < trace.value[$1] }!
-      : window.max { trace.value[$0] < trace.value[$1] }!
+    guard let first = window.first else { return nil }
+    let way = Double(trace.direction)
+    let pick = window.max { a, b in
+      let (va, vb) = (trace.value[a] - trace.value[first], trace.value[b] - trace.value[first])
+      return way == 0 ? abs(va) < abs(vb) : way * va < way * vb
+    }!
     return trace.t[pick]
   }
 
@@ -338,16 +340,17 @@ extension SignalTrace {
   init(_ index: Int, of definition: ExerciseDefinition?) {
     let signals = definition?.countingSignals ?? []
     let spec = index < signals.count ? signals[index] : nil
-    var direction = ExerciseDefinition.Direction.down
+    var direction = 0
     if let counting = definition?.signalCounting {
-      direction =
+      let way =
         index == 0
         ? counting.direction
         : counting.alternatives[safe: index - 1]?.direction ?? counting.direction
+      direction = way == .down ? -1 : 1
     }
     self.init(
       index: index, name: spec.map(SignalNaming.name) ?? "signal \(index)",
-      units: spec.map(SignalNaming.units) ?? "", direction: direction == .down ? -1 : 1)
+      units: spec.map(SignalNaming.units) ?? "", direction: direction)
   }
 
   /// The positions of the samples inside `start...end`.

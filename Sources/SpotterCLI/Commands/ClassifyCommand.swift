@@ -33,7 +33,7 @@ enum ClassifyCommand {
     var recorder: ReportRecorder?
     if reportFile != nil {
       runtime = runtime.reportingPredictions
-      recorder = ReportRecorder(source: path, date: Date(), runtime: runtime)
+      recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
       source = RecordedSource(source, recorder: recorder!)
     }
     let session = runtime.makeSession()

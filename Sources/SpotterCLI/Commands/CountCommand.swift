@@ -42,7 +42,7 @@ enum CountCommand {
       }
     }
     let recorder = arguments.values["report"].map { _ in
-      ReportRecorder(for: definition, source: path)
+      ReportRecorder(for: definition, source: source.name)
     }
     let counted = try count(source, definition: definition, recorder: recorder, emit: report) {
       try output.flush()

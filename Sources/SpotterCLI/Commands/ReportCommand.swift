@@ -48,12 +48,12 @@ enum ReportCommand {
     if let name = arguments.values["exercise"] {
       let definition = try CountCommand.definition(
         named: name, in: try ExerciseCatalogueOption.load(arguments), command: command)
-      recorder = ReportRecorder(for: definition, source: path)
+      recorder = ReportRecorder(for: definition, source: source.name)
       badLines = try CountCommand.count(source, definition: definition, recorder: recorder).badLines
     } else {
       let runtime = try RuntimeOptions.runtime(arguments).reportingPredictions
       let session = runtime.makeSession()
-      recorder = ReportRecorder(source: path, date: Date(), runtime: runtime)
+      recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
       listen(to: session, recorder: recorder)
       try session.run(RecordedSource(source, recorder: recorder)) { event in
         recorder.take(event)
@@ -67,9 +67,12 @@ enum ReportCommand {
     {
       output.writeLine("Wrote \(written)")
     }
+    func amount(_ count: Int, _ noun: String) -> String {
+      "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
     output.writeLine(
-      "\(report.sets.filter(\.counted).count) sets, \(report.repCount) reps, "
-        + "\(report.refusalCount) movements not counted"
+      amount(report.sets.filter(\.counted).count, "set") + ", " + amount(report.repCount, "rep")
+        + ", " + amount(report.refusalCount, "movement") + " not counted"
         + (badLines > 0 ? " (\(badLines) bad lines skipped)" : "") + ".")
     try output.flush()
     return 0
@@ -88,9 +91,8 @@ enum ReportCommand {
           "cannot write \(file): \(error.localizedDescription)",
           hint: "choose another place with --output (or --report).")
       }
-      written.append(
-        "\(file) (\(ByteCountFormatter.string(fromByteCount: Int64(data.count), countStyle: .file)))"
-      )
+      let size = ByteCountFormatter.string(fromByteCount: Int64(data.count), countStyle: .file)
+      written.append("\(file) (\(size))")
     }
     try save(page, path)
     if json {
