@@ -6,7 +6,8 @@ SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps speech-deps build demo demo-speech test lint bench eval eval-real folds format clean tiny-weights libspotter weights
+.PHONY: all deps speech-deps build demo demo-speech test lint bench eval eval-real folds format clean \
+	tiny-weights libspotter weights report-check
 
 all: build
 
@@ -29,7 +30,7 @@ build: deps
 # The main job on the built-in default: a synthetic workout through the whole runtime.
 demo: deps
 	$(SWIFT) build -c release --product spotter
-	$(RELEASE_BIN)/spotter demo
+	$(RELEASE_BIN)/spotter demo --report $(RELEASE_BIN)/demo-report.html
 
 # The demo's spoken counts and cues as a soundtrack of the workout: .build/demo-speech.wav.
 demo-speech: deps speech-deps
@@ -101,3 +102,25 @@ weights: deps
 	$(SWIFT) build -c release --product spotter
 	$(RELEASE_BIN)/spotter train --synthetic 2400 --epochs 16 --windows-per-epoch 60000 --seed 1 \
 	  $(if $(wildcard $(PENN)),--annotations $(PENN)) --output Weights/default.spotter
+
+# The report page in a real browser: `spotter report` on a synthetic everyday workout (three
+# sets, shallow reps, movements not counted), then
+# headless Chromium (Debian's chromium, installed with apt-get when missing) renders it to a
+# PNG to look at and prints it to a PDF. Not part of `make test`: CI starts no browser.
+REPORT_CHECK = .build/report-check
+REPORT_HEIGHT ?= 6000
+report-check: deps
+	@command -v chromium >/dev/null 2>&1 || { echo "Installing Chromium with apt-get..."; \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+	$(SWIFT) build -c release --product spotter
+	rm -rf $(REPORT_CHECK) && mkdir -p $(REPORT_CHECK)
+	$(RELEASE_BIN)/spotter synth --workout random --realism everyday --seed 10 --fps 30 \
+	  --output $(REPORT_CHECK)/poses > /dev/null
+	$(RELEASE_BIN)/spotter report $(REPORT_CHECK)/poses/synth-000010.jsonl --json \
+	  --output $(REPORT_CHECK)/report.html
+	cd $(REPORT_CHECK) && chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	  --window-size=1024,$(REPORT_HEIGHT) --screenshot=report.png file://$$PWD/report.html
+	cd $(REPORT_CHECK) && chromium --headless --no-sandbox --disable-gpu \
+	  --no-pdf-header-footer --print-to-pdf=report.pdf file://$$PWD/report.html
+	@test -s $(REPORT_CHECK)/report.png && test -s $(REPORT_CHECK)/report.pdf
+	@echo "Look at $(REPORT_CHECK)/report.png (and report.pdf, the page as printed)."

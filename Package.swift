@@ -23,6 +23,8 @@ let package = Package(
     .library(name: "MotionSynth", targets: ["MotionSynth"]),
     .library(name: "TrainingData", targets: ["TrainingData"]),
     .library(name: "Evaluation", targets: ["Evaluation"]),
+    // `spotter report`: a session as one self-contained HTML page (and its data as JSON).
+    .library(name: "Reporting", targets: ["Reporting"]),
     // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
     // Sources/LibSpotter/spotter.h.
     .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
@@ -48,6 +50,8 @@ let package = Package(
     .target(
       name: "Evaluation", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"]),
     .target(
+      name: "Reporting", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"]),
+    .target(
       name: "LibSpotter", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"],
       exclude: ["spotter.h"]),
     // Option tables that drive parsing and --help, for `spotter` and `spotter-bench`.
@@ -56,7 +60,7 @@ let package = Package(
       name: "SpotterCLI",
       dependencies: [
         "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
-        "RepCounting", "Speech", "Spotter", "SpotterServer", "TrainingData",
+        "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer", "TrainingData",
       ]),
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
@@ -106,6 +110,13 @@ let package = Package(
       ]),
     .testTarget(
       name: "SpotterCLITests", dependencies: ["Poses", "Speech", "SpotterCLI", "TestSupport"]),
+    // The report's page and data; runs the real `spotter` for its commands.
+    .testTarget(
+      name: "ReportingTests",
+      dependencies: [
+        "ActionModel", "MotionSynth", "Poses", "Reporting", "RepCounting", "Spotter", "SpotterCLI",
+        "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,7 @@ let spotter = Program(
     TrainCommand.command,
     ClassifyCommand.command,
     DemoCommand.command,
+    ReportCommand.command,
     ServeCommand.command,
     StatusCommand.command,
   ],

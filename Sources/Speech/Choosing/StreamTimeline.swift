@@ -67,13 +67,5 @@ public struct StreamTimeline: Sendable {
 
 extension SpotterEvent {
   /// The event's stream time; a bad line without one has none, and moves no clock.
-  var streamTime: Double {
-    switch self {
-    case .prediction(let t, _, _, _, _), .presence(let t, _), .exerciseStarted(let t, _, _),
-      .rep(let t, _, _, _), .repRejected(let t, _, _), .cue(let t, _, _),
-      .goalReached(let t, _, _), .exerciseEnded(let t, _, _), .summary(let t, _, _):
-      t
-    case .error(let t, _, _): t ?? -.infinity
-    }
-  }
+  var streamTime: Double { t ?? -.infinity }
 }

@@ -25,6 +25,17 @@ public enum SpotterEvent: Sendable, Equatable {
   /// A bad input line, reported and skipped.
   case error(t: Double?, line: Int?, message: String)
 
+  /// The event's stream time; a bad line may have none.
+  public var t: Double? {
+    switch self {
+    case .prediction(let t, _, _, _, _), .presence(let t, _), .exerciseStarted(let t, _, _),
+      .rep(let t, _, _, _), .repRejected(let t, _, _), .cue(let t, _, _),
+      .goalReached(let t, _, _), .exerciseEnded(let t, _, _), .summary(let t, _, _):
+      t
+    case .error(let t, _, _): t
+    }
+  }
+
   /// The events a rep engine's event makes for `exercise`: a rep (then its form cue, if it has
   /// one), or a cue.
   public static func events(

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import Poses
+import Reporting
 import Speech
 import Spotter
 
@@ -20,33 +21,53 @@ enum ClassifyCommand {
         "people", "N",
         "Follow up to N people, each with their own exercises and counts (events carry person).",
         default: "1"),
+      ReportCommand.option,
     ] + SpeakOptions.options,
     discussion: "Events are printed as they happen, so a live pipe shows them at once.",
     run: run
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    let runtime = try RuntimeOptions.runtime(arguments)
-    let source = try PoseFiles.open(
+    var runtime = try RuntimeOptions.runtime(arguments)
+    var source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: 1...64)!
-    if people > 1 && (arguments.flag("speak") || arguments.string("speak-to") != nil) {
-      throw CLIError.usage("--speak and --speak-to are for one person", command: command)
+    let reportFile = arguments.values["report"]
+    if people > 1
+      && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil)
+    {
+      throw CLIError.usage("--speak, --speak-to and --report are for one person", command: command)
     }
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
     let timeline = EventPrinter(output: output)
     guard people > 1 else {
-      let emit: (SpotterEvent) -> Void = { event in
-        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
-        speaker?.hear(event)
+      // The page's classifier band needs every prediction; they are printed only if asked for.
+      let printsPredictions = runtime.options.reportPredictions
+      var recorder: ReportRecorder?
+      if reportFile != nil {
+        runtime = runtime.reportingPredictions
+        recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
+        source = RecordedSource(source, recorder: recorder!)
       }
-      try runtime.makeSession().run(
+      let session = runtime.makeSession()
+      if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
+      let emit: (SpotterEvent) -> Void = { event in
+        recorder?.take(event)
+        speaker?.hear(event)
+        if case .prediction = event, !printsPredictions { return }
+        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+      }
+      try session.run(
         speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
       ) {
         try output.flush()
+      }
+      if let recorder, let reportFile {
+        let written = try ReportCommand.write(recorder.report(), to: reportFile, json: false)
+        if !json { output.writeLine("Report: \(written.joined(separator: ", "))") }
       }
       try output.flush()
       if let speaker { Terminal.error(try SpeakOptions.finish(speaker)) }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import Poses
 import RepCounting
+import Reporting
 import Spotter
 
 /// `spotter count --exercise NAME FILE|-`: one rep engine, no classifier.
@@ -18,112 +19,173 @@ enum CountCommand {
       .value(
         "people", "N", "Count up to N people apart (events and totals carry person).",
         default: "1"),
+      ReportCommand.option,
     ],
     discussion: "Reps are printed as they happen, so a live pipe shows them at once.",
     run: run
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    let name = try arguments.required("exercise")
-    let catalogue = try ExerciseCatalogueOption.load(arguments)
+    let definition = try definition(
+      named: try arguments.required("exercise"), in: try ExerciseCatalogueOption.load(arguments),
+      command: command)
+    let source = try PoseFiles.open(
+      arguments.positional(0)!,
+      options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
+    let people = try arguments.int("people", range: 1...64)!
+    let reportFile = arguments.values["report"]
+    if people > 1 && reportFile != nil {
+      throw CLIError.usage("--report is for one person", command: command)
+    }
+    let json = arguments.flag("json")
+    let output = TextOutput.standardOutput()
+    let printer = EventPrinter(output: output)
+    func report(_ event: SpotterEvent, person: Int?) {
+      if json {
+        output.writeLine(event.jsonLine(person: person))
+      } else if case .error(_, let line, let message) = event {
+        Terminal.error("warning: line \(line.map(String.init) ?? "?"): \(message)")
+      } else {
+        printer.print(event, person: person)
+      }
+    }
+    let recorder = reportFile.map { _ in ReportRecorder(for: definition, source: source.name) }
+    let counted = try count(
+      source, definition: definition, people: people, recorder: recorder, emit: report
+    ) {
+      try output.flush()
+    }
+    for (person, summary) in counted.summaries {
+      if json {
+        output.writeLine(summary.jsonLine(person: person))
+      } else if case .summary(_, let totals, _) = summary, let total = totals.first {
+        output.writeLine(
+          (person.map { "[person \($0)] " } ?? "")
+            + String(format: "%@: %d reps in %.1f s", total.name, total.reps, total.activeSeconds)
+            + (counted.badLines > 0 ? " (\(counted.badLines) bad lines skipped)" : ""))
+      }
+    }
+    if let recorder, let reportFile {
+      let written = try ReportCommand.write(recorder.report(), to: reportFile, json: false)
+      if !json { output.writeLine("Report: \(written.joined(separator: ", "))") }
+    }
+    try output.flush()
+    return 0
+  }
+
+  /// The definition named `name`: a usage error listing the names when there is none.
+  static func definition(named name: String, in catalogue: ExerciseCatalogue, command: Command)
+    throws -> ExerciseDefinition
+  {
     guard let definition = catalogue.definition(named: name) else {
       throw CLIError.usage(
         "unknown exercise '\(name)'; expected one of "
           + "\(catalogue.definitions.map(\.name).joined(separator: ", "))",
         command: command)
     }
-    let source = try PoseFiles.open(
-      arguments.positional(0)!,
-      options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
-    let json = arguments.flag("json")
-    let output = TextOutput.standardOutput()
-    let printer = EventPrinter(output: output)
-    func report(_ event: SpotterEvent) {
-      if json {
-        output.writeLine(event.jsonLine)
-      } else if case .error(_, let line, let message) = event {
-        Terminal.error("warning: line \(line.map(String.init) ?? "?"): \(message)")
-      }
-    }
-    // One counter a person: with --people 1, everyone in view is one stream (the most
-    // prominent person followed), as the runtime does.
-    let people = try arguments.int("people", range: 1...64)!
+    return definition
+  }
+
+  /// What counting a stream gave: a `summary` event for each person (person nil when the
+  /// stream is counted as one), and the bad lines skipped.
+  struct Counted {
+    var summaries: [(person: Int?, summary: SpotterEvent)]
+    var badLines: Int
+  }
+
+  /// Runs `source` through one rep engine a person, each event to `emit` with its person
+  /// (`afterFrame` after each frame's). With `people` 1, everyone in view is one stream (the
+  /// most prominent person followed), as the runtime does. A `recorder` (one person only)
+  /// also hears the ticks, the engine's samples and the events, with the stream as one set
+  /// from the first tick to the last.
+  static func count(
+    _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
+    recorder: ReportRecorder?, emit: (SpotterEvent, Int?) -> Void = { _, _ in },
+    afterFrame: () throws -> Void = {}
+  ) throws -> Counted {
+    precondition(recorder == nil || people == 1, "a report is of one person")
+    let name = definition.name
     var tracker = PeopleTracker(capacity: people)
     var counters: [(id: Int, counter: RepCounter, pipeline: FramePipeline)] = []
     var frame = PeopleFrame()
     var single = PeopleFrame()
     var (first, last): (Double?, Double) = (nil, 0)
+    var lastTick: Double?
     var badLines = 0
+    func report(_ event: SpotterEvent, person: Int?) {
+      recorder?.take(event)
+      emit(event, person)
+    }
     func push(_ id: Int, _ frame: PeopleFrame) {
       if !counters.contains(where: { $0.id == id }) {
-        counters.append((id, RepCounter(definition), FramePipeline()))
+        let counter = RepCounter(definition)
+        if let recorder { counter.engine.onSample = { recorder.take($0, exercise: name) } }
+        counters.append((id, counter, FramePipeline()))
       }
       let index = counters.firstIndex { $0.id == id }!
       let counter = counters[index].counter
       counters[index].pipeline.push(frame) { pose, t in
+        if let recorder {
+          if lastTick == nil {
+            recorder.take(.exerciseStarted(t: t, exercise: name, confidence: 1))
+          }
+          recorder.take(pose, t: t)
+        }
+        lastTick = t
         counter.process(pose, t: t) { event in
-          SpotterEvent.events(of: event, exercise: definition.name, backfilled: false) {
+          SpotterEvent.events(of: event, exercise: name, backfilled: false) {
             report($0, person: people > 1 ? id : nil)
           }
         }
       }
       counter.positionsAreLost = counters[index].pipeline.correctsBoxedFrames
     }
-    func report(_ event: SpotterEvent, person: Int?) {
-      if json {
-        output.writeLine(event.jsonLine(person: person))
-      } else {
-        printer.print(event, person: person)
-      }
-    }
     loop: while true {
       switch try source.next(into: &frame) {
       case .end: break loop
       case .skipped(let error):
         badLines += 1
-        report(.error(t: nil, line: error.line, message: error.description))
+        report(.error(t: nil, line: error.line, message: error.description), person: nil)
       case .frame:
         first = first ?? frame.t
         last = frame.t
-        guard people > 1 else {
+        if people == 1 {
           push(1, frame)
-          try output.flush()
-          continue
-        }
-        var seen: [Int] = []
-        tracker.update(
-          frame.people, t: frame.t,
-          assign: { id, pose in
-            seen.append(id)
+        } else {
+          var seen: [Int] = []
+          tracker.update(
+            frame.people, t: frame.t,
+            assign: { id, pose in
+              seen.append(id)
+              single.t = frame.t
+              single.people = [pose]
+              push(id, single)
+            }, ended: { _ in })
+          for entry in counters where !seen.contains(entry.id) {
             single.t = frame.t
-            single.people = [pose]
-            push(id, single)
-          }, ended: { _ in })
-        for entry in counters where !seen.contains(entry.id) {
-          single.t = frame.t
-          single.people = []
-          push(entry.id, single)
+            single.people = []
+            push(entry.id, single)
+          }
         }
-        try output.flush()
+        try afterFrame()
       }
     }
-    for entry in counters {
+    if counters.isEmpty && people == 1 {
+      counters.append((1, RepCounter(definition), FramePipeline()))
+    }
+    let summaries = counters.map { entry in
       let total = ExerciseTotal(
-        name: definition.name, reps: entry.counter.count, activeSeconds: last - (first ?? last))
-      let person = people > 1 ? entry.id : nil
-      if json {
-        output.writeLine(
-          SpotterEvent.summary(
-            t: last, exercises: [total], counters: StreamCounters(badLines: badLines)
-          ).jsonLine(person: person))
-      } else {
-        output.writeLine(
-          (person.map { "[person \($0)] " } ?? "")
-            + String(format: "%@: %d reps in %.1f s", total.name, total.reps, total.activeSeconds)
-            + (badLines > 0 ? " (\(badLines) bad lines skipped)" : ""))
-      }
+        name: name, reps: entry.counter.count, activeSeconds: last - (first ?? last))
+      return (
+        person: people > 1 ? entry.id : nil,
+        summary: SpotterEvent.summary(
+          t: last, exercises: [total], counters: StreamCounters(badLines: badLines))
+      )
     }
-    try output.flush()
-    return 0
+    if let recorder, let lastTick, let summary = summaries.first?.summary {
+      recorder.take(.exerciseEnded(t: lastTick, exercise: name, reps: counters[0].counter.count))
+      recorder.take(summary)
+    }
+    return Counted(summaries: summaries, badLines: badLines)
   }
 }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import MotionSynth
 import Poses
+import Reporting
 import Speech
 import Spotter
 import SpotterServer
@@ -24,6 +25,10 @@ enum DemoCommand {
         "history", "FILE", "Workout history to append the summary to.",
         default: "$XDG_DATA_HOME/spotter/history.jsonl"),
       .flag("no-history", "Do not write the workout history."),
+      .value(
+        "report", "FILE", "Where to write the workout's report page (see 'spotter report').",
+        default: "$TMPDIR/spotter-demo.html"),
+      .flag("no-report", "Do not write the report page."),
     ] + SpeakOptions.options,
     discussion: """
       The workout: squats, a rest, jumping jacks, walking about, push-ups, then a switch to
@@ -33,7 +38,9 @@ enum DemoCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    let runtime = try RuntimeOptions.runtime(arguments)
+    var runtime = try RuntimeOptions.runtime(arguments)
+    let reports = !arguments.flag("no-report")
+    if reports { runtime = runtime.reportingPredictions }
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     var options = RecordingOptions()
     options.camera = try CameraOption.parse(arguments, command: command)
@@ -45,9 +52,14 @@ enum DemoCommand {
         + "\(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic "
         + "person (seed \(seed), \(arguments.string("camera")!) camera)."
     )
+    let session = runtime.makeSession()
+    let recorder =
+      reports
+      ? ReportRecorder(source: "spotter demo (seed \(seed))", date: Date(), runtime: runtime) : nil
+    if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
     let summary = try play(
-      recording, through: runtime.makeSession(), output: output,
-      realtime: arguments.flag("realtime"), speaker: speaker)
+      recording, through: session, output: output, realtime: arguments.flag("realtime"),
+      speaker: speaker, recorder: recorder)
     if let speaker { output.writeLine(try SpeakOptions.finish(speaker)) }
     output.writeLine(scorecard(recording, summary))
     if !arguments.flag("no-history") {
@@ -58,16 +70,23 @@ enum DemoCommand {
         to: path)
       output.writeLine("Summary appended to \(path).")
     }
+    if let recorder {
+      let path = URL(
+        fileURLWithPath: arguments.values["report"] ?? NSTemporaryDirectory() + "spotter-demo.html"
+      ).path
+      let written = try ReportCommand.write(recorder.report(), to: path, json: false)
+      output.writeLine("Report: \(written.joined(separator: ", ")); open it in a browser.")
+    }
     try output.flush()
     return 0
   }
 
   /// Streams the recording through the session: the timeline as it happens, and on a terminal
   /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
-  /// summary.
+  /// summary. A `recorder` hears every frame and event, for the report.
   static func play(
     _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool,
-    speaker: (any CueSpeaker)? = nil
+    speaker: (any CueSpeaker)? = nil, recorder: ReportRecorder? = nil
   ) throws -> [ExerciseTotal] {
     let live = Terminal.isTerminal(1)
     let printer = EventPrinter(output: output)
@@ -75,6 +94,7 @@ enum DemoCommand {
     printer.beforeLine = { status.clear() }
     var summary: [ExerciseTotal] = []
     let emit: (SpotterEvent) -> Void = { event in
+      recorder?.take(event)
       speaker?.hear(event)
       switch event {
       case .rep where live, .presence, .error: break  // the status line shows reps
@@ -95,6 +115,7 @@ enum DemoCommand {
       frame.line = index + 1
       frame.people.removeAll(keepingCapacity: true)
       if sample.pose.hasPerson { frame.people.append(sample.pose) }
+      recorder?.take(frame)
       session.push(frame, emit: emit)
       if live && (realtime || index % 15 == 0) {
         status.show(t: sample.t, exercise: session.currentExercise, reps: session.currentReps)

@@ -1,0 +1,136 @@
+import ActionModel
+import Foundation
+import MotionSynth
+import Poses
+import RepCounting
+import Reporting
+import Spotter
+import Testing
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// Synthetic sessions run through the runtime with a report recorder listening, and what the
+/// tests read off the page.
+enum ReportFixtures {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().path
+  static let catalogue = try! ExerciseCatalogue.load()
+  /// The shipped model, every prediction reported (the page's classifier band).
+  static let runtime: Runtime = {
+    var options = SessionOptions()
+    options.reportPredictions = true
+    return Runtime(
+      classifier: try! WeightsFile.load(repository + "/Weights/default.spotter"),
+      catalogue: catalogue, options: options)
+  }()
+
+  /// A recording seen from the front at 30 fps, `everyday` or clean.
+  static func recording(_ plan: WorkoutPlan, seed: UInt64, everyday: Bool = false) -> Recording {
+    var options = RecordingOptions()
+    options.camera = .front
+    options.fps = 30
+    if everyday { options.realism = .everyday }
+    return Recorder.record(plan, options: options, seed: seed)
+  }
+
+  static func frames(_ recording: Recording) -> [PeopleFrame] {
+    recording.frames.enumerated().map { index, sample in
+      var frame = PeopleFrame()
+      frame.t = sample.t
+      frame.line = index + 1
+      if sample.pose.hasPerson { frame.people = [sample.pose] }
+      return frame
+    }
+  }
+
+  /// The recording through a session, as `spotter classify --report` runs it.
+  static func session(_ recording: Recording) -> (events: [SpotterEvent], report: SessionReport) {
+    let session = runtime.makeSession()
+    let recorder = ReportRecorder(source: "test", runtime: runtime)
+    session.onSignalSample = { recorder.take($1, exercise: $0) }
+    var events: [SpotterEvent] = []
+    let emit: (SpotterEvent) -> Void = { event in
+      events.append(event)
+      recorder.take(event)
+    }
+    for frame in frames(recording) {
+      recorder.take(frame)
+      session.push(frame, emit: emit)
+    }
+    session.finish(emit: emit)
+    return (events, recorder.report())
+  }
+
+  /// The recording through one rep engine with no classifier, as `spotter count --report`
+  /// runs it: the stream one set from the first tick to the last.
+  static func count(_ recording: Recording, exercise: String, strict: Bool = false) -> (
+    events: [SpotterEvent], report: SessionReport
+  ) {
+    var definition = catalogue.definition(named: exercise)!
+    if strict { definition.strict = true }
+    let counter = RepCounter(definition)
+    let recorder = ReportRecorder(source: "test") { $0 == exercise ? definition : nil }
+    counter.engine.onSample = { recorder.take($0, exercise: exercise) }
+    var events: [SpotterEvent] = []
+    let emit: (SpotterEvent) -> Void = { event in
+      events.append(event)
+      recorder.take(event)
+    }
+    var pipeline = FramePipeline()
+    var last: Double?
+    for frame in frames(recording) {
+      pipeline.push(frame) { pose, t in
+        if last == nil { recorder.take(.exerciseStarted(t: t, exercise: exercise, confidence: 1)) }
+        last = t
+        recorder.take(pose, t: t)
+        counter.process(pose, t: t) {
+          SpotterEvent.events(of: $0, exercise: exercise, backfilled: false, emit: emit)
+        }
+      }
+    }
+    recorder.take(.exerciseEnded(t: last!, exercise: exercise, reps: counter.count))
+    return (events, recorder.report())
+  }
+
+  /// How many times `needle` occurs in `text`.
+  static func occurrences(of needle: String, in text: String) -> Int {
+    text.components(separatedBy: needle).count - 1
+  }
+
+  static func repEvents(_ events: [SpotterEvent]) -> [SpotterEvent] {
+    events.filter { $0.type == "rep" }
+  }
+
+  static func rejections(_ events: [SpotterEvent]) -> [SpotterEvent] {
+    events.filter { $0.type == "rep_rejected" }
+  }
+
+  /// Whether the page parses as XML (every element closed and nested, attributes quoted,
+  /// text escaped), and the names of its elements in order.
+  static func parse(_ page: String) -> (wellFormed: Bool, elements: [String], error: String?) {
+    let parser = XMLParser(data: Data(page.utf8))
+    let collector = ElementCollector()
+    parser.delegate = collector
+    let ok = parser.parse()
+    return (ok, collector.elements, parser.parserError.map { "\($0)" })
+  }
+
+  /// What in a page would be fetched from elsewhere, or run: it must hold none of these.
+  static let outsideReferences = [
+    "http://", "https://", "<script", "src=", "@import", "url(http", "url(//", "<link",
+    "<iframe", "<img",
+  ]
+}
+
+final class ElementCollector: NSObject, XMLParserDelegate {
+  var elements: [String] = []
+
+  func parser(
+    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+    qualifiedName: String?, attributes: [String: String] = [:]
+  ) {
+    elements.append(elementName)
+  }
+}
