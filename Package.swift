@@ -30,6 +30,10 @@ let package = Package(
     .systemLibrary(
       name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .target(name: "Linalg", dependencies: ["COpenBLAS"]),
+    // The workout history's two databases, each behind one door in SpotterServer/History.
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
@@ -37,7 +41,9 @@ let package = Package(
       name: "RepCounting", dependencies: ["Poses"], exclude: ["README.md"],
       resources: [.copy("Definitions")]),
     .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
-    .target(name: "SpotterServer", dependencies: ["Poses", "RepCounting", "Spotter"]),
+    .target(
+      name: "SpotterServer",
+      dependencies: ["CPostgres", "CSQLite", "Poses", "RepCounting", "Spotter"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(
       name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),

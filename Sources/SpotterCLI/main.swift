@@ -24,6 +24,7 @@ let spotter = Program(
     DemoCommand.command,
     ServeCommand.command,
     StatusCommand.command,
+    HistoryCommand.command,
   ],
   hint: { error in
     switch error {

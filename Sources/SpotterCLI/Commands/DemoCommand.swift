@@ -20,8 +20,10 @@ enum DemoCommand {
       .value("seed", "N", "Which synthetic person, camera and tempo.", default: "1"),
     ] + CameraOption.options(default: "front") + [
       .value(
-        "history", "FILE", "Workout history to append the summary to.",
-        default: "$XDG_DATA_HOME/spotter/history.jsonl"),
+        "history", "FILE|URL",
+        "Workout history to store the session in (SQLite file or "
+          + "postgresql:// URL).",
+        default: HistoryLocation.standardDescription),
       .flag("no-history", "Do not write the workout history."),
     ],
     discussion: """
@@ -43,17 +45,15 @@ enum DemoCommand {
         + "\(String(format: "%.0f", recording.frames.last?.t ?? 0)) s of poses from a synthetic "
         + "person (seed \(seed), \(arguments.string("camera")!) camera)."
     )
+    var recorder = SessionRecorder(source: "spotter demo (seed \(seed))")
     let summary = try play(
       recording, through: runtime.makeSession(), output: output,
-      realtime: arguments.flag("realtime"))
+      realtime: arguments.flag("realtime"), observe: { recorder.take($0) })
     output.writeLine(scorecard(recording, summary))
     if !arguments.flag("no-history") {
-      let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
-      try WorkoutHistory.append(
-        WorkoutHistory.record(
-          date: Date(), source: "spotter demo (seed \(seed))", summary: summary),
-        to: path)
-      output.writeLine("Summary appended to \(path).")
+      let store = try HistoryCommand.open(arguments.values["history"])
+      let stored = try store.append(recorder.record)
+      output.writeLine("Session stored in \(store.location) (\(stored.uid)).")
     }
     try output.flush()
     return 0
@@ -63,7 +63,8 @@ enum DemoCommand {
   /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
   /// summary.
   static func play(
-    _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool
+    _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool,
+    observe: (SpotterEvent) -> Void = { _ in }
   ) throws -> [ExerciseTotal] {
     let live = Terminal.isTerminal(1)
     let printer = EventPrinter(output: output)
@@ -71,6 +72,7 @@ enum DemoCommand {
     printer.beforeLine = { status.clear() }
     var summary: [ExerciseTotal] = []
     let emit: (SpotterEvent) -> Void = { event in
+      observe(event)
       switch event {
       case .rep where live, .presence, .error: break  // the status line shows reps
       case .cue(_, _, let message): status.cue = message
