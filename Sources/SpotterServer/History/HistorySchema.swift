@@ -48,7 +48,9 @@ enum HistorySchema {
           active_seconds DOUBLE PRECISION NOT NULL,
           PRIMARY KEY (session_id, position))
         """,
-        "CREATE INDEX session_totals_by_day ON session_totals (day, exercise, reps, active_seconds)",
+        """
+        CREATE INDEX session_totals_by_day ON session_totals (day, exercise, reps, active_seconds)
+        """,
         """
         CREATE TABLE sets (
           session_id BIGINT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
