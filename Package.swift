@@ -67,8 +67,8 @@ let package = Package(
     .executableTarget(
       name: "SpotterBench",
       dependencies: [
-        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "RepCounting",
-        "Spotter", "SpotterServer", "TestSupport",
+        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "Randomness",
+        "RepCounting", "Spotter", "SpotterServer", "TestSupport",
       ],
       path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
