@@ -103,7 +103,9 @@ let package = Package(
         "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
         "TestSupport",
       ]),
-    .testTarget(name: "SpotterCLITests", dependencies: ["Poses", "SpotterCLI", "TestSupport"]),
+    .testTarget(
+      name: "SpotterCLITests",
+      dependencies: ["Poses", "Spotter", "SpotterCLI", "SpotterServer", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -15,14 +15,18 @@ enum LocalServers {
   static let postgres = Command(
     name: "postgres",
     summary: "Start a PostgreSQL of its own on loopback; stop it when standard input closes.",
-    options: [.value("folder", "DIR", "Where its data directory and socket go (made new).")],
+    options: [
+      .value("folder", "DIR", "Where its data directory and socket go (made, then removed).")
+    ],
     discussion: "Prints the server's postgresql:// URL on the first line once it accepts.",
     run: { arguments in
-      let server = try LocalPostgres(folder: try arguments.required("folder"))
+      let folder = try arguments.required("folder")
+      let server = try LocalPostgres(folder: folder)
       print(server.url)
       fflush(nil)
       while FileHandle.standardInput.availableData.count > 0 {}
       server.stop()
+      try? FileManager.default.removeItem(atPath: folder)
       return 0
     })
 

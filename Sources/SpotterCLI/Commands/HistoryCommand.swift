@@ -266,7 +266,7 @@ enum HistoryText {
               format: "    %3d  %7.2f  %8.2f  %6.2f  %6.2f  %8.1f  %@  %@", number + 1, rep.t,
               rep.duration, rep.timeDown, rep.timeUp, rep.rangeOfMotion,
               pad(rep.side ?? "—", 5), flags
-            ).trimmingCharacters(in: .whitespaces))
+            ).replacingOccurrences(of: " +$", with: "", options: .regularExpression))
         }
       }
     }
