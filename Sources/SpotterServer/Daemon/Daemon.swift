@@ -53,7 +53,7 @@ public final class Daemon {
       case .exercisesReloaded: "exercise definitions reloaded"
       case .reloadFailed(let reason):
         "reload failed, keeping the previous definitions: \(reason)"
-      case .historyWriteFailed(let reason): "a session's history was not written: \(reason)"
+      case .historyWriteFailed(let reason): "workout history: \(reason)"
       }
     }
   }
