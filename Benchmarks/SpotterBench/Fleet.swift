@@ -55,7 +55,7 @@ enum Fleet {
         "serve", "--no-socket", "--port", "\(port)", "--history", postgres.url, "--weights",
         options.weights, "--max-connections", "\(options.clients + 16)", "--predictions",
       ]
-      FileManager.default.createFile(atPath: folder + "/daemon\(index + 1).log", contents: nil)
+      _ = FileManager.default.createFile(atPath: folder + "/daemon\(index + 1).log", contents: nil)
       process.standardError = FileHandle(forWritingAtPath: folder + "/daemon\(index + 1).log")
       try process.run()
       daemons.append((process, port))
