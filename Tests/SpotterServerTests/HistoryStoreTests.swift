@@ -115,6 +115,12 @@ import Testing
     let squats = try store.totals(
       per: .week, HistoryFilter(since: Self.noon(daysAgo: 0), exercise: "squat"))
     #expect(squats.map(\.reps) == [15])
+    for period in HistoryPeriod.allCases {
+      #expect(
+        try store.totals(per: period, HistoryFilter(), fromSessions: true)
+          == store.totals(per: period))
+    }
+    #expect(try store.totals(per: .day, HistoryFilter(person: "ana")).map(\.reps) == [10])
   }
 
   @Test func aNewHistoryIsAtTheLatestSchemaAndANewerOneIsRefused() throws {
@@ -126,6 +132,20 @@ import Testing
     let error = try #require(throws: HistoryError.self) { try HistoryStore(.sqlite(path: path)) }
     #expect(error.kind == .newerSchema)
     #expect(error.description.contains("version \(HistorySchema.latest + 1)"))
+  }
+
+  @Test func aVersionOneHistoryIsMigratedWithItsTotalsKept() throws {
+    let path = Self.path()
+    let store = try HistoryStore(.sqlite(path: path))
+    try store.append(Self.records.map { HistoryEntry($0) })
+    let expected = try store.totals(per: .day)
+    // Back to version 1: no daily totals yet.
+    try store.connection.query("DROP TABLE daily_totals", [])
+    try store.connection.query("DELETE FROM spotter_schema WHERE version > 1", [])
+    let migrated = try HistoryStore(.sqlite(path: path))
+    #expect(try HistorySchema.version(migrated.connection) == HistorySchema.latest)
+    #expect(try migrated.totals(per: .day) == expected)
+    #expect(try migrated.sessionCount() == Self.records.count)
   }
 
   @Test func aFileThatIsNotAHistoryIsNamedAsSuch() throws {

@@ -3,7 +3,8 @@
 /// history is never left half-migrated and many processes opening a new one migrate it once.
 /// A new version is a new `Migration` at the end of the list; released ones never change.
 ///
-/// Version 1, in both databases, one row per:
+/// Version 1 (and version 2, which adds `daily_totals` and fills it from the sessions), in
+/// both databases, one row per:
 /// - `sessions`: session. `id`; `uid`, unique, so a retried or re-imported session is stored
 ///   once; `started_at` (Unix seconds); `day` (local days since 1970-01-01 where it was
 ///   recorded); `source`; `person`.
@@ -14,6 +15,10 @@
 ///   seconds), `reps`, `active_seconds`.
 /// - `reps`: rep. `session_id`, `set_position`, `position`, `t`, `duration`, `time_down`,
 ///   `time_up`, `range_of_motion`, `side`, `partial`, `backfilled`.
+/// - `daily_totals`: local day and exercise. `day`, `exercise`, `sessions`, `reps`,
+///   `active_seconds`: the sums of `session_totals`, kept in the same transaction as the
+///   sessions they sum, so totals per day or week read a row per day and exercise however
+///   many sessions there are.
 /// - `imports`: JSON Lines history imported. `path`, `bytes`, `sessions`, `imported_at`.
 ///
 /// Why `day` is stored rather than computed: "per day" means the day the person lived, in the
@@ -88,7 +93,25 @@ enum HistorySchema {
           imported_at DOUBLE PRECISION NOT NULL)
         """,
       ]
-    }
+    },
+    Migration(version: 2) { _ in
+      [
+        """
+        CREATE TABLE daily_totals (
+          day INTEGER NOT NULL,
+          exercise TEXT NOT NULL,
+          sessions INTEGER NOT NULL,
+          reps INTEGER NOT NULL,
+          active_seconds DOUBLE PRECISION NOT NULL,
+          PRIMARY KEY (day, exercise))
+        """,
+        """
+        INSERT INTO daily_totals (day, exercise, sessions, reps, active_seconds)
+        SELECT day, exercise, COUNT(*), SUM(reps), SUM(active_seconds) FROM session_totals
+        GROUP BY day, exercise
+        """,
+      ]
+    },
   ]
 
   static var latest: Int { migrations.last!.version }

@@ -25,8 +25,7 @@ extension HistoryStore {
     let entries = try Self.legacyEntries(data, path: path)
     return try connection.writing { () throws(HistoryError) in
       if try recordedImportBytes(key) == data.count { return 0 }  // another process did it
-      var added = 0
-      for entry in entries where try insert(entry) { added += 1 }
+      let added = try insert(entries)
       try connection.query(
         """
         INSERT INTO imports (path, bytes, sessions, imported_at) VALUES (?, ?, ?, ?)

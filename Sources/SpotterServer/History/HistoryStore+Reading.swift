@@ -88,7 +88,18 @@ extension HistoryStore {
   }
 
   /// Each exercise's sessions, reps and active seconds per day or week, oldest first.
+  ///
+  /// Read from `daily_totals` (a row per day and exercise), or, for one person, summed from
+  /// each session's totals.
   public func totals(per period: HistoryPeriod, _ filter: HistoryFilter = HistoryFilter())
+    throws(HistoryError) -> [PeriodTotal]
+  {
+    try totals(per: period, filter, fromSessions: filter.person != nil)
+  }
+
+  /// `fromSessions`: sum `session_totals` rather than read `daily_totals` (the tests check
+  /// that both agree).
+  func totals(per period: HistoryPeriod, _ filter: HistoryFilter, fromSessions: Bool)
     throws(HistoryError) -> [PeriodTotal]
   {
     // ISO weeks: day 0 (1970-01-01) was a Thursday, so Monday-based weeks start at day -3.
@@ -109,9 +120,11 @@ extension HistoryStore {
       parameters.append(.text(person))
     }
     let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    let (table, sessions) =
+      fromSessions ? ("session_totals", "COUNT(*)") : ("daily_totals", "SUM(sessions)")
     let rows = try connection.query(
-      "SELECT \(bucket) AS period, exercise, COUNT(*), SUM(reps), SUM(active_seconds) "
-        + "FROM session_totals\(whereClause) GROUP BY period, exercise ORDER BY period, exercise",
+      "SELECT \(bucket) AS period, exercise, \(sessions), SUM(reps), SUM(active_seconds) "
+        + "FROM \(table)\(whereClause) GROUP BY period, exercise ORDER BY period, exercise",
       parameters)
     return rows.map { row in
       PeriodTotal(

@@ -69,15 +69,55 @@ public final class HistoryStore {
   /// - Returns: how many were new.
   @discardableResult
   public func append(_ entries: [HistoryEntry]) throws(HistoryError) -> Int {
-    try connection.writing { () throws(HistoryError) in
-      var added = 0
-      for entry in entries where try insert(entry) { added += 1 }
-      return added
+    try connection.writing { () throws(HistoryError) in try insert(entries) }
+  }
+
+  /// The sessions' rows and their share of `daily_totals`, inside the caller's transaction.
+  /// Returns how many were new.
+  func insert(_ entries: [HistoryEntry]) throws(HistoryError) -> Int {
+    var added: [SessionRecord] = []
+    for entry in entries where try insert(entry) { added.append(entry.record) }
+    var sums: [DailyKey: (sessions: Int, reps: Int, seconds: Double)] = [:]
+    for record in added {
+      let day = Self.localDay(of: record.date)
+      for total in record.totals {
+        sums[DailyKey(day: day, exercise: total.name), default: (0, 0, 0)].sessions += 1
+        sums[DailyKey(day: day, exercise: total.name)]!.reps += total.reps
+        sums[DailyKey(day: day, exercise: total.name)]!.seconds += total.activeSeconds
+      }
+    }
+    // In one order in every process: two PostgreSQL transactions updating the same rows then
+    // wait for each other instead of deadlocking.
+    for key in sums.keys.sorted() {
+      let sum = sums[key]!
+      try connection.query(
+        """
+        INSERT INTO daily_totals (day, exercise, sessions, reps, active_seconds)
+        VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (day, exercise) DO UPDATE SET
+          sessions = daily_totals.sessions + excluded.sessions,
+          reps = daily_totals.reps + excluded.reps,
+          active_seconds = daily_totals.active_seconds + excluded.active_seconds
+        """,
+        [
+          SQLValue(key.day), .text(key.exercise), SQLValue(sum.sessions), SQLValue(sum.reps),
+          .real(sum.seconds),
+        ])
+    }
+    return added.count
+  }
+
+  struct DailyKey: Hashable, Comparable {
+    let day: Int
+    let exercise: String
+
+    static func < (a: DailyKey, b: DailyKey) -> Bool {
+      (a.day, a.exercise) < (b.day, b.exercise)
     }
   }
 
   /// One session's rows, inside the caller's transaction. False when its uid is stored.
-  func insert(_ entry: HistoryEntry) throws(HistoryError) -> Bool {
+  private func insert(_ entry: HistoryEntry) throws(HistoryError) -> Bool {
     let record = entry.record
     let day = Self.localDay(of: record.date)
     let inserted = try connection.query(
