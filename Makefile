@@ -1,28 +1,47 @@
 # Spotter: set-up and the main jobs. Each target first installs what a fresh Debian machine
-# lacks (OpenBLAS and pkg-config, through apt-get, only when pkg-config cannot find openblas;
-# espeak-ng for the targets that speak, only when it is not on the PATH).
+# lacks, through apt-get, only when it is missing: OpenBLAS, SQLite and libpq (found by
+# pkg-config) to build; for the tests also the sqlite3 program, PostgreSQL and HAProxy, which
+# the history's tests start on loopback in folders of their own (never as system services),
+# and espeak-ng, which speaks the cues (also for demo-speech).
 
 SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
-.PHONY: all deps speech-deps build demo demo-speech test lint bench eval eval-real folds format clean \
-	tiny-weights libspotter weights report-check
+.PHONY: all deps test-deps speech-deps build demo demo-speech test lint bench eval eval-real folds \
+	format clean tiny-weights libspotter weights report-check fleet-check
 
 all: build
 
-deps:
-	@if ! pkg-config --exists openblas 2>/dev/null; then \
-	  echo "Installing OpenBLAS (libopenblas-dev) and pkg-config with apt-get..."; \
-	  $(SUDO) apt-get update && $(SUDO) apt-get install -y libopenblas-dev pkg-config; \
+# One apt-get update, then one install of whatever is missing.
+define install_missing
+	@missing=""; \
+	for pair in $(1); do \
+	  test="$${pair%%=*}"; package="$${pair#*=}"; \
+	  sh -c "$$test" >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing$$missing with apt-get..."; \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; \
 	fi
+endef
+
+BUILD_DEPS = "command -v pkg-config=pkg-config" "pkg-config --exists openblas=libopenblas-dev" \
+	"pkg-config --exists sqlite3=libsqlite3-dev" "pkg-config --exists libpq=libpq-dev"
+SPEECH_DEPS = "command -v espeak-ng=espeak-ng"
+TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client-15" \
+	"ls /usr/lib/postgresql/*/bin/initdb=postgresql-15" \
+	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" $(SPEECH_DEPS)
+
+deps:
+	$(call install_missing,$(BUILD_DEPS))
+
+test-deps:
+	$(call install_missing,$(TEST_DEPS))
 
 # espeak-ng says --speak and writes --speak-to (README, "Spoken cues"), and the tests use it.
 speech-deps:
-	@if ! command -v espeak-ng >/dev/null 2>&1; then \
-	  echo "Installing espeak-ng with apt-get..."; \
-	  $(SUDO) apt-get update && $(SUDO) apt-get install -y espeak-ng; \
-	fi
+	$(call install_missing,$(SPEECH_DEPS))
 
 build: deps
 	$(SWIFT) build
@@ -39,8 +58,16 @@ demo-speech: deps speech-deps
 
 # The suite runs optimised (with testing enabled), as Spotter runs: the per-frame allocation
 # tests only mean something there, and the rest runs faster.
-test: deps speech-deps
+test: test-deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing
+
+# The fleet recipe (README, "A fleet"), checked at full size: two daemons behind HAProxy share
+# one PostgreSQL; 200 clients stream through the balancer and every session must be stored
+# once. About two minutes; `make test` runs the same check with a few clients.
+fleet-check: test-deps
+	$(SWIFT) build -c release --product spotter
+	$(SWIFT) build -c release --product spotter-bench
+	$(RELEASE_BIN)/spotter-bench fleet --clients 200
 
 # The house format (.swift-format): what `make format` writes, checked without writing.
 lint:

@@ -34,6 +34,10 @@ let package = Package(
     .systemLibrary(
       name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .target(name: "Linalg", dependencies: ["COpenBLAS"]),
+    // The workout history's two databases, each behind one door in SpotterServer/History.
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
@@ -41,7 +45,9 @@ let package = Package(
       name: "RepCounting", dependencies: ["Poses"], exclude: ["README.md"],
       resources: [.copy("Definitions")]),
     .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
-    .target(name: "SpotterServer", dependencies: ["Poses", "RepCounting", "Spotter"]),
+    .target(
+      name: "SpotterServer",
+      dependencies: ["CPostgres", "CSQLite", "Poses", "RepCounting", "Spotter"]),
     // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
     .target(name: "Speech", dependencies: ["ActionModel", "RepCounting", "Spotter"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
@@ -69,8 +75,8 @@ let package = Package(
     .executableTarget(
       name: "SpotterBench",
       dependencies: [
-        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "RepCounting",
-        "Spotter", "SpotterServer", "TestSupport",
+        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "Randomness",
+        "RepCounting", "Spotter", "SpotterServer", "TestSupport",
       ],
       path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
@@ -109,7 +115,8 @@ let package = Package(
         "TestSupport",
       ]),
     .testTarget(
-      name: "SpotterCLITests", dependencies: ["Poses", "Speech", "SpotterCLI", "TestSupport"]),
+      name: "SpotterCLITests",
+      dependencies: ["Poses", "Speech", "Spotter", "SpotterCLI", "SpotterServer", "TestSupport"]),
     // The report's page and data; runs the real `spotter` for its commands.
     .testTarget(
       name: "ReportingTests",

@@ -13,7 +13,9 @@ import SpotterServer
 /// `spotter-bench serve`: starts a real `spotter serve` on a private Unix socket and streams
 /// synthetic workouts into it from `clients` connections at once, each at its recording's own
 /// pace (30 fps). Every session's summary is checked against the same lines run in-process and
-/// against the synthetic truth. Bounded: one workout per client, and a hard deadline.
+/// against the synthetic truth. Bounded: one workout per client, and a hard deadline. Each
+/// client's header names it (`"client":"load-PID-INDEX"`), so the history can be checked
+/// session by session (`spotter-bench fleet`).
 enum ServeLoad {
   static let defaultPlan = "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"
 
@@ -24,6 +26,11 @@ enum ServeLoad {
     var plan = defaultPlan
     var spotter: String
     var weights: String
+    /// Where the started server keeps its history: nil, a new SQLite file in its own folder;
+    /// `none`, no history; else the file or URL.
+    var history: String?
+    /// Stream to a server (or a balancer) already on 127.0.0.1:port instead of starting one.
+    var port: UInt16?
   }
 
   /// One recorded workout: the lines to send, each frame's stream time, and what should come back.
@@ -59,6 +66,12 @@ enum ServeLoad {
   }
 
   static func run(_ options: Options) throws {
+    let (outcome, workouts) = try load(options)
+    report(outcome, workouts: workouts)
+  }
+
+  /// Records the workouts, streams them, and returns what was measured.
+  static func load(_ options: Options) throws -> (Outcome, [Workout]) {
     let classifier = try WeightsFile.load(options.weights)
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
     let plan = try WorkoutPlan.parse(options.plan)
@@ -70,16 +83,24 @@ enum ServeLoad {
       "serve load: \(options.clients) clients, \(options.workouts) workouts of "
         + String(format: "%.0f–%.0f s", seconds.min()!, seconds.max()!)
         + " at 30 fps ('\(options.plan)')")
+    if let port = options.port {
+      let outcome = try stream(
+        workouts, clients: options.clients, connect: { try Socket.connectTCP(port: port) },
+        server: nil)
+      return (outcome, workouts)
+    }
     let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let server = try startServer(options, folder: folder)
     defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+    let socket = folder + "/s.sock"
     let outcome = try stream(
-      workouts, clients: options.clients, socket: folder + "/s.sock", server: server)
+      workouts, clients: options.clients, connect: { try Socket.connectUnix(path: socket) },
+      server: server)
     kill(server.processIdentifier, SIGTERM)
     server.waitUntilExit()
-    report(outcome, workouts: workouts)
+    return (outcome, workouts)
   }
 
   /// A real `spotter serve` on a private socket, ready to accept.
@@ -87,10 +108,14 @@ enum ServeLoad {
     let socketPath = folder + "/s.sock"
     let server = Process()
     server.executableURL = URL(fileURLWithPath: options.spotter)
-    server.arguments = [
-      "serve", "--socket", socketPath, "--history", folder + "/history.jsonl", "--weights",
-      options.weights, "--max-connections", "\(options.clients + 16)", "--predictions",
-    ]
+    let history =
+      options.history == "none"
+      ? ["--no-history"] : ["--history", options.history ?? folder + "/history.sqlite"]
+    server.arguments =
+      [
+        "serve", "--socket", socketPath, "--weights", options.weights, "--max-connections",
+        "\(options.clients + 16)", "--predictions",
+      ] + history
     server.standardError = FileHandle.nullDevice
     try server.run()
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
@@ -100,21 +125,21 @@ enum ServeLoad {
   /// Connects the clients (their starts spread over the first second, as cameras would) and
   /// streams every workout at its own pace until each client has its summary, or the deadline.
   static func stream(
-    _ workouts: [Workout], clients count: Int, socket: String, server: Process
+    _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?
   ) throws -> Outcome {
     let begin = now()
     var clients: [Client] = []
     for index in 0..<count {
-      let fd = try Socket.connectUnix(path: socket)
+      let fd = try connect()
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
       let workout = index % workouts.count
       var client = Client(
         fd: fd, workout: workout, start: begin + Double(index) / Double(count),
         sentAt: Array(repeating: -1, count: workouts[workout].times.count))
-      client.outgoing = workouts[workout].lines[0]
+      client.outgoing = named(workouts[workout].lines[0], client: clientName(index))
       clients.append(client)
     }
-    let cpuBefore = cpuSeconds(server.processIdentifier)
+    let cpuBefore = server.map { cpuSeconds($0.processIdentifier) } ?? 0
     let streamBegin = now()
     let deadline = begin + 1 + workouts.map { $0.times.last ?? 0 }.max()! + 60
     var latencies: [Double] = []
@@ -139,8 +164,17 @@ enum ServeLoad {
     }
     return Outcome(
       clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
-      cpuSeconds: cpuSeconds(server.processIdentifier) - cpuBefore,
-      peakKiB: peakResidentKiB(server.processIdentifier))
+      cpuSeconds: (server.map { cpuSeconds($0.processIdentifier) } ?? 0) - cpuBefore,
+      peakKiB: server.map { peakResidentKiB($0.processIdentifier) } ?? 0)
+  }
+
+  /// What client `index` calls itself in its header.
+  static func clientName(_ index: Int) -> String { "load-\(getpid())-\(index)" }
+
+  /// The header line with a `client` key added.
+  static func named(_ header: [UInt8], client: String) -> [UInt8] {
+    guard let close = header.lastIndex(of: UInt8(ascii: "}")) else { return header }
+    return Array(header[..<close]) + Array(",\"client\":\"\(client)\"}\n".utf8)
   }
 
   /// Every frame whose time has come joins the outgoing bytes; once all are sent, the client

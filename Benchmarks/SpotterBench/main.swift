@@ -37,6 +37,10 @@ let serve = Command(
     .value("workouts", "K", "Distinct workouts; client i streams workout i mod K.", default: "8"),
     .value("plan", "PLAN", "The workout each client streams.", default: ServeLoad.defaultPlan),
     .value("weights", "FILE", "The model the server loads.", default: "Weights/default.spotter"),
+    .value(
+      "history", "FILE|URL|none", "The server's workout history ('none': keep none).",
+      default: "a new SQLite file"),
+    .value("port", "N", "Stream to a server or balancer on 127.0.0.1:N instead of starting one."),
   ],
   run: { arguments in
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -48,13 +52,18 @@ let serve = Command(
     load.clients = try arguments.int("clients", range: 1...5000)!
     load.workouts = try arguments.int("workouts", range: 1...100)!
     load.plan = arguments.string("plan")!
+    load.history = arguments.values["history"]
+    load.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
     try ServeLoad.run(load)
     return 0
   })
 
 let bench = Program(
   name: "spotter-bench", version: "0.1.0", summary: "Spotter's performance, measured here.",
-  commands: [run, fixture, serve], defaultCommand: run)
+  commands: [
+    run, fixture, serve, HistoryBenchmarks.command, Fleet.command, HistoryTools.append,
+    HistoryTools.verify, LocalServers.postgres,
+  ], defaultCommand: run)
 exit(
   bench.run(
     Array(CommandLine.arguments.dropFirst()), print: { print($0) },

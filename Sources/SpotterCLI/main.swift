@@ -26,6 +26,7 @@ let spotter = Program(
     ReportCommand.command,
     ServeCommand.command,
     StatusCommand.command,
+    HistoryCommand.command,
   ],
   hint: { error in
     switch error {

@@ -16,7 +16,7 @@ import Testing
     init(extra: [String] = []) throws {
       let folder = Fixtures.temporaryFolder("spotter-serve")
       socket = folder + "/s.sock"
-      history = folder + "/history.jsonl"
+      history = folder + "/history.sqlite"
       process.executableURL = URL(fileURLWithPath: Spotter.binary)
       process.arguments =
         [
@@ -44,9 +44,14 @@ import Testing
       return process.terminationStatus
     }
 
+    /// The stored sessions, oldest first, as `spotter history --json` prints them.
     var records: [[String: Any]] {
-      guard let data = FileManager.default.contents(atPath: history) else { return [] }
-      return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+      guard FileManager.default.fileExists(atPath: history),
+        let listed = try? Spotter.run([
+          "history", "--history", history, "--json", "--limit", "10000",
+        ])
+      else { return [] }
+      return listed.stdout.split(separator: "\n").reversed().compactMap {
         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
       }
     }
@@ -231,7 +236,7 @@ import Testing
     for client in clients { #expect(client.finish().last?["type"] as? String == "summary") }
   }
 
-  @Test func theHistoryStaysParseableAfterSigkillDuringHeavyWriting() throws {
+  @Test func theHistoryOpensWholeAfterSigkillDuringHeavyWriting() throws {
     let server = try Server()
     // Many short sessions, each appended to the history as it ends, while the server is killed.
     let writers = DispatchGroup()
@@ -253,13 +258,37 @@ import Testing
     kill(server.process.processIdentifier, SIGKILL)
     server.process.waitUntilExit()
     _ = writers.wait(timeout: .now() + 10)
-    let text = String(
-      decoding: FileManager.default.contents(atPath: server.history) ?? Data(), as: UTF8.self)
-    let lines = text.split(separator: "\n")
-    #expect(!lines.isEmpty)
-    for line in lines {
-      #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "torn: \(line)")
+    let integrity = try Spotter.run(["history", "--history", server.history, "--limit", "1000"])
+    #expect(integrity.status == 0, "\(integrity.stderr)")
+    #expect(server.records.count > 0)
+    for record in server.records {
+      #expect(record["source"] as? String != nil && record["exercises"] as? [String: Any] != nil)
     }
+  }
+
+  @Test func aStreamsClientIdIsStoredWithItsSetsAndReps() throws {
+    let server = try Server()
+    let file = try Self.recording("squat", reps: 6, seed: 341)
+    let client = try Client(socket: server.socket)
+    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+    lines[0] = String(lines[0].dropLast()) + #","client":"bench-7"}"#
+    let named = Fixtures.file(named: "named.jsonl", lines.joined(separator: "\n") + "\n")
+    client.stream(named)
+    #expect(Self.summary(client.finish())["squat"] == 6)
+    #expect(server.stop() == 0)
+    let records = server.records
+    #expect(records.count == 1)
+    #expect(records.first?["person"] as? String == "bench-7")
+    let id = try #require(records.first?["id"] as? Int)
+    let session = try Spotter.run([
+      "history", "--history", server.history, "--session", "\(id)", "--json",
+    ])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(session.stdout.utf8)) as? [String: Any])
+    let sets = try #require(object["sets"] as? [[String: Any]])
+    #expect(sets.map { $0["exercise"] as? String } == ["squat"])
+    #expect((sets.first?["reps"] as? [Any])?.count == 6)
   }
 
   @Test func aLastLineWithoutItsNewlineIsStillRead() throws {
@@ -282,6 +311,8 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     #expect(object["type"] as? String == "stats")
     #expect(object["open_sessions"] as? Int == 0)
+    #expect(object["history_errors"] as? Int == 0)
+    #expect(object["history_written"] as? Int == 0)
     #expect(server.stop() == 0)
   }
 }

@@ -126,6 +126,21 @@ public struct PoseFileHeader: Equatable, Sendable {
     self.init(layout: layout, space: space, fps: fps, source: source, extra: extra)
   }
 
+  /// Whose poses these are: the header's `person` key, else its `client` key (a string, or a
+  /// number written as one), for the workout history. Both stay among the `extra` keys, so a
+  /// header is written back out as it came.
+  public var person: String? {
+    for key in ["person", "client"] {
+      guard let text = extra[key],
+        let value = try? JSONSerialization.jsonObject(
+          with: Data(text.utf8), options: .fragmentsAllowed)
+      else { continue }
+      if let name = value as? String, !name.isEmpty { return name }
+      if let number = value as? NSNumber, !(value is Bool) { return number.stringValue }
+    }
+    return nil
+  }
+
   /// The header as one line of JSON, keys in a fixed order.
   public var jsonLine: String {
     var parts = [

@@ -22,8 +22,10 @@ enum DemoCommand {
       .value("seed", "N", "Which synthetic person, camera and tempo.", default: "1"),
     ] + CameraOption.options(default: "front") + [
       .value(
-        "history", "FILE", "Workout history to append the summary to.",
-        default: "$XDG_DATA_HOME/spotter/history.jsonl"),
+        "history", "FILE|URL",
+        "Workout history to store the session in (SQLite file or "
+          + "postgresql:// URL).",
+        default: HistoryLocation.standardDescription),
       .flag("no-history", "Do not write the workout history."),
       .value(
         "report", "FILE", "Where to write the workout's report page (see 'spotter report').",
@@ -53,22 +55,20 @@ enum DemoCommand {
         + "person (seed \(seed), \(arguments.string("camera")!) camera)."
     )
     let session = runtime.makeSession()
+    var history = SessionRecorder(source: "spotter demo (seed \(seed))")
     let recorder =
       reports
       ? ReportRecorder(source: "spotter demo (seed \(seed))", date: Date(), runtime: runtime) : nil
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
     let summary = try play(
       recording, through: session, output: output, realtime: arguments.flag("realtime"),
-      speaker: speaker, recorder: recorder)
+      speaker: speaker, recorder: recorder, observe: { history.take($0) })
     if let speaker { output.writeLine(try SpeakOptions.finish(speaker)) }
     output.writeLine(scorecard(recording, summary))
     if !arguments.flag("no-history") {
-      let path = arguments.values["history"] ?? WorkoutHistory.defaultPath
-      try WorkoutHistory.append(
-        WorkoutHistory.record(
-          date: Date(), source: "spotter demo (seed \(seed))", summary: summary),
-        to: path)
-      output.writeLine("Summary appended to \(path).")
+      let store = try HistoryCommand.open(arguments.values["history"])
+      let stored = try store.append(history.record)
+      output.writeLine("Session stored in \(store.location) (\(stored.uid)).")
     }
     if let recorder {
       let path = URL(
@@ -83,10 +83,11 @@ enum DemoCommand {
 
   /// Streams the recording through the session: the timeline as it happens, and on a terminal
   /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
-  /// summary. A `recorder` hears every frame and event, for the report.
+  /// summary. A `recorder` hears every frame and event, for the report; `observe`, every event.
   static func play(
     _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool,
-    speaker: (any CueSpeaker)? = nil, recorder: ReportRecorder? = nil
+    speaker: (any CueSpeaker)? = nil, recorder: ReportRecorder? = nil,
+    observe: (SpotterEvent) -> Void = { _ in }
   ) throws -> [ExerciseTotal] {
     let live = Terminal.isTerminal(1)
     let printer = EventPrinter(output: output)
@@ -96,6 +97,7 @@ enum DemoCommand {
     let emit: (SpotterEvent) -> Void = { event in
       recorder?.take(event)
       speaker?.hear(event)
+      observe(event)
       switch event {
       case .rep where live, .presence, .error: break  // the status line shows reps
       case .cue(_, _, let message): status.cue = message

@@ -28,14 +28,18 @@ enum ServeCommand {
         default: "65536"),
       .value("idle", "SECONDS", "Close connections silent for this long.", default: "60"),
       .value(
-        "history", "FILE", "Workout history each finished session is appended to.",
-        default: "$XDG_DATA_HOME/spotter/history.jsonl"),
+        "history", "FILE|URL",
+        "Workout history each finished session is stored in: an SQLite file, or a "
+          + "postgresql:// URL shared by several daemons.",
+        default: HistoryLocation.standardDescription),
+      .flag("no-history", "Keep no workout history."),
     ],
     discussion: """
       Protocol: send a pose-file header line, then frame lines (README, "Pose files"); read NDJSON
       events back. {"cmd":"stats"} on any connection returns the server's counters. SIGTERM
-      stops accepting, summarises the open sessions into the history and exits 0; SIGHUP reloads
-      the exercise definitions.
+      stops accepting, summarises the open sessions, writes every queued session to the history
+      and exits 0; SIGHUP reloads the exercise definitions. A "person" or "client" key in a
+      stream's header is stored with its session.
       """,
     run: run
   )
@@ -49,9 +53,15 @@ enum ServeCommand {
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
-    configuration.historyPath = arguments.values["history"] ?? WorkoutHistory.defaultPath
     configuration.exercisesFolder = arguments.string("exercises")
-    configuration.notify = { Terminal.error("spotter serve: \($0)") }
+    let notify: @Sendable (Daemon.Notice) -> Void = { Terminal.error("spotter serve: \($0)") }
+    configuration.notify = notify
+    if !arguments.flag("no-history") {
+      let store = try HistoryCommand.open(arguments.values["history"])
+      configuration.history = HistoryWriter(store: store) {
+        notify(.historyWriteFailed($0))
+      }
+    }
     let daemon = Daemon(runtime: runtime, configuration: configuration)
     do {
       try daemon.listen()
@@ -64,7 +74,7 @@ enum ServeCommand {
     if let port = configuration.port { places.append("127.0.0.1:\(port)") }
     Terminal.error(
       "spotter serve: listening on \(places.joined(separator: " and ")); history "
-        + "\(configuration.historyPath!)"
+        + (configuration.history.map { "\($0.location)" } ?? "off")
     )
     daemon.run()
     Terminal.error("spotter serve: stopped")

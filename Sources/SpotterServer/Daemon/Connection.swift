@@ -21,6 +21,8 @@ final class Connection {
   private var decoder: PoseLineDecoder?
   private var frame = PeopleFrame()
   private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
+  /// The session's sets and reps for the history, from the events sent.
+  private var recorder: SessionRecorder?
 
   init(descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon) {
     self.descriptor = descriptor
@@ -134,6 +136,7 @@ final class Connection {
       let header = try PoseFileHeader(line: line, file: name)
       decoder = PoseLineDecoder(header: header, name: name)
       session = daemon.makeSession()
+      recorder = SessionRecorder(source: "spotter serve, \(name)", person: header.person)
     } catch {
       daemon.countError()
       send(
@@ -149,17 +152,16 @@ final class Connection {
   /// history.
   func finish() {
     guard let session else { return }
-    var summary: [ExerciseTotal] = []
-    session.finish(
-      emit: { event in
-        send(event)
-        if case .summary(_, let exercises, _) = event { summary = exercises }
-      }, counters: counters)
-    daemon.record(summary, source: "spotter serve, \(name)")
+    session.finish(emit: { send($0) }, counters: counters)
+    if let recorder { daemon.record(recorder.record) }
     self.session = nil
+    recorder = nil
   }
 
-  func send(_ event: SpotterEvent) { write(event.jsonLine) }
+  func send(_ event: SpotterEvent) {
+    recorder?.take(event)
+    write(event.jsonLine)
+  }
 
   private func write(_ line: String) {
     guard output.count < daemon.configuration.maxPendingOutput else {

@@ -14,9 +14,10 @@ import Spotter
 /// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error`
 /// event and are skipped; a client that does not read its events has them dropped once
 /// `maxPendingOutput` waits, so it slows nobody else; idle connections close after
-/// `idleSeconds`. A closed or lost connection's session is summarised and appended to the
-/// history. SIGTERM stops accepting, summarises every open session, and returns; SIGHUP
-/// reloads the exercise definitions.
+/// `idleSeconds`. A closed or lost connection's session is summarised and handed to the
+/// history writer (`Configuration.history`), which stores it off this thread. SIGTERM stops
+/// accepting, summarises every open session, waits for the history writer to store what it
+/// holds, and returns; SIGHUP reloads the exercise definitions.
 ///
 /// The daemon never prints: what an operator should know (a reload, a history write that
 /// failed) goes to `Configuration.notify`, and failed history writes are counted in the stats.
@@ -31,9 +32,11 @@ public final class Daemon {
     public var idleSeconds = 60.0
     /// Events waiting for a client beyond this many bytes are dropped (a slow reader).
     public var maxPendingOutput = 1 << 20
-    public var historyPath: String?
+    /// Stores each finished session, off the daemon's thread; nil keeps no history.
+    public var history: HistoryWriter?
     public var exercisesFolder: String?
-    /// Hears what an operator should know; called on the daemon's thread.
+    /// Hears what an operator should know; called on the daemon's thread, or the history
+    /// writer's.
     public var notify: @Sendable (Notice) -> Void = { _ in }
 
     public init() {}
@@ -50,7 +53,7 @@ public final class Daemon {
       case .exercisesReloaded: "exercise definitions reloaded"
       case .reloadFailed(let reason):
         "reload failed, keeping the previous definitions: \(reason)"
-      case .historyWriteFailed(let reason): "a session's history was not written: \(reason)"
+      case .historyWriteFailed(let reason): "workout history: \(reason)"
       }
     }
   }
@@ -69,7 +72,6 @@ public final class Daemon {
     var dropped = 0
     var errors = 0
     var sessionsFinished = 0
-    var historyErrors = 0
   }
 
   public init(runtime: Runtime, configuration: Configuration) {
@@ -117,6 +119,8 @@ public final class Daemon {
     for listener in listeners { listener.close() }
     if let path = configuration.socketPath { unlink(path) }
     for connection in Array(connections.values) { close(connection) }
+    // What the history writer still holds is written before `run` returns.
+    configuration.history?.finish()
   }
 
   private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
@@ -174,24 +178,18 @@ public final class Daemon {
   func countDropped(_ count: Int) { stats.dropped += count }
   func countError() { stats.errors += 1 }
 
-  /// Appends a finished session's summary to the history (atomically). A write that fails is
-  /// counted and reported, never dropped silently.
-  func record(_ summary: [ExerciseTotal], source: String) {
+  /// Hands a finished session to the history writer, which stores it off this thread. A
+  /// write that fails is counted (`history_errors`) and reported, never dropped silently.
+  func record(_ session: SessionRecord) {
     stats.sessionsFinished += 1
-    guard let path = configuration.historyPath else { return }
-    do {
-      try WorkoutHistory.append(
-        WorkoutHistory.record(date: Date(), source: source, summary: summary), to: path)
-    } catch {
-      stats.historyErrors += 1
-      configuration.notify(.historyWriteFailed("\(path): \(error.localizedDescription)"))
-    }
+    configuration.history?.submit(session)
   }
 
   /// The `stats` reply.
   func statsLine() -> String {
     let seconds = max(Date().timeIntervalSince(started), 1e-3)
     let open = connections.values.filter { $0.session != nil }.count
+    let history = configuration.history?.current ?? HistoryWriter.Counters()
     let fields: [(String, String)] = [
       ("type", JSONText.quote("stats")), ("open_sessions", "\(open)"),
       ("connections", "\(connections.count)"), ("connections_total", "\(stats.connectionsTotal)"),
@@ -199,7 +197,8 @@ public final class Daemon {
       ("frames_per_second", String(format: "%.1f", Double(stats.frames) / seconds)),
       ("dropped_frames", "\(stats.dropped)"), ("errors", "\(stats.errors)"),
       ("sessions_finished", "\(stats.sessionsFinished)"),
-      ("history_errors", "\(stats.historyErrors)"),
+      ("history_written", "\(history.written)"), ("history_queued", "\(history.queued)"),
+      ("history_errors", "\(history.failures)"),
     ]
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }

@@ -1,0 +1,216 @@
+import ArgumentParsing
+import Foundation
+import SpotterServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Debian's PostgreSQL and HAProxy, started on loopback for a check or a benchmark, each with
+/// its own folder, and stopped afterwards. Nothing outside the folder is touched: no system
+/// service, no system data directory. `make test-deps` installs the programs.
+enum LocalServers {
+  /// `spotter-bench postgres`: a server for the tests, for as long as they keep its standard
+  /// input open (a test process that dies closes it, and the server stops with it).
+  static let postgres = Command(
+    name: "postgres",
+    summary: "Start a PostgreSQL of its own on loopback; stop it when standard input closes.",
+    options: [
+      .value("folder", "DIR", "Where its data directory and socket go (made, then removed).")
+    ],
+    discussion: "Prints the server's postgresql:// URL on the first line once it accepts.",
+    run: { arguments in
+      let folder = try arguments.required("folder")
+      let server = try LocalPostgres(folder: folder)
+      print(server.url)
+      fflush(nil)
+      while FileHandle.standardInput.availableData.count > 0 {}
+      server.stop()
+      try? FileManager.default.removeItem(atPath: folder)
+      return 0
+    })
+
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// Runs a program to its end; throws with its output when it fails.
+  ///
+  /// By `posix_spawn` and `waitpid`, not `Process`: Foundation's `Process` learns that a
+  /// child ended from a descriptor the child inherits, and a server the program leaves
+  /// running (`pg_ctl start`) would hold that open, so `waitUntilExit` would never return.
+  /// For the same reason the output goes to a file, not a pipe.
+  static func run(_ arguments: [String]) throws {
+    let path = NSTemporaryDirectory() + "spotter-bench-run-\(getpid())-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = arguments.map { strdup($0) } + [nil]
+    let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
+    defer { for pointer in argv + environment { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environment)
+    guard spawned == 0 else {
+      throw Failure(
+        description: "posix_spawn \(arguments[0]) failed: \(String(cString: strerror(spawned)))")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exited = status & 0x7F == 0
+    guard exited && (status >> 8) & 0xFF == 0 else {
+      let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+      throw Failure(
+        description: "\(arguments.joined(separator: " ")) "
+          + (exited ? "exited with \((status >> 8) & 0xFF)" : "was killed") + ": \(text)")
+    }
+  }
+
+  /// A TCP port on 127.0.0.1 that nothing listens on now.
+  static func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw Failure(description: "cannot bind a port on 127.0.0.1") }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
+  /// Waits until something accepts connections on the port (up to `seconds`).
+  static func waitForPort(_ port: UInt16, seconds: Double) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if let fd = try? Socket.connectTCP(port: port) {
+        close(fd)
+        return
+      }
+      usleep(50_000)
+    }
+    throw Failure(description: "nothing accepted connections on 127.0.0.1:\(port) in \(seconds) s")
+  }
+
+  /// The first of `paths` that exists and can be run.
+  static func program(_ name: String, in paths: [String], install: String) throws -> String {
+    guard let found = paths.first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+    else {
+      throw Failure(
+        description: "\(name) is not installed (looked in \(paths.joined(separator: ", "))); "
+          + "'make test-deps' installs \(install)")
+    }
+    return found
+  }
+}
+
+/// A PostgreSQL server of its own: `initdb` into `folder/data`, listening on 127.0.0.1 at a
+/// free port (and a Unix socket in `folder`), trust authentication for the user `spotter`.
+/// As root it runs as the `postgres` user, since PostgreSQL refuses to run as root. Durability
+/// is off (`fsync=off`): a throwaway server for checks, not for keeping data.
+final class LocalPostgres {
+  let folder: String
+  let port: UInt16
+  /// `postgresql://spotter@127.0.0.1:PORT/postgres`
+  let url: String
+  private let binaries: String
+  private let asOwner: [String]
+
+  init(folder: String) throws {
+    let versions =
+      ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+      .compactMap(Int.init).sorted(by: >)
+    let initdb = try LocalServers.program(
+      "PostgreSQL's initdb", in: versions.map { "/usr/lib/postgresql/\($0)/bin/initdb" },
+      install: "postgresql-15")
+    binaries = (initdb as NSString).deletingLastPathComponent
+    self.folder = folder
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    if getuid() == 0 {
+      asOwner = ["/usr/sbin/runuser", "-u", "postgres", "--"]
+      try LocalServers.run(["/bin/chown", "-R", "postgres:postgres", folder])
+    } else {
+      asOwner = []
+    }
+    try LocalServers.run(
+      asOwner + [
+        initdb, "-D", folder + "/data", "-U", "spotter", "-A", "trust", "-E", "UTF8",
+        "--no-sync",
+      ])
+    port = try LocalServers.freePort()
+    try LocalServers.run(
+      asOwner + [
+        binaries + "/pg_ctl", "-D", folder + "/data", "-l", folder + "/server.log", "-w",
+        "-o",
+        "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off "
+          + "-c max_connections=100",
+        "start",
+      ])
+    url = "postgresql://spotter@127.0.0.1:\(port)/postgres"
+  }
+
+  /// A new, empty database on this server; returns its URL.
+  func createDatabase(_ name: String) throws -> String {
+    try LocalServers.run([
+      "/usr/bin/psql", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "spotter", "-d",
+      "postgres", "-c", "CREATE DATABASE \(name)",
+    ])
+    return "postgresql://spotter@127.0.0.1:\(port)/\(name)"
+  }
+
+  func stop() {
+    try? LocalServers.run(
+      asOwner + [binaries + "/pg_ctl", "-D", folder + "/data", "-m", "fast", "-w", "stop"])
+  }
+}
+
+/// HAProxy in TCP mode on 127.0.0.1 at a free port, spreading connections over `backends`
+/// (ports on 127.0.0.1) by fewest connections, with a health check that takes a stopped daemon
+/// out of the rotation. The configuration is the README's fleet recipe.
+final class LocalHAProxy {
+  let port: UInt16
+  private let process = Process()
+
+  init(folder: String, backends: [UInt16]) throws {
+    let haproxy = try LocalServers.program(
+      "HAProxy", in: ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"],
+      install: "haproxy")
+    port = try LocalServers.freePort()
+    let configuration = Self.configuration(port: port, backends: backends)
+    let path = folder + "/haproxy.cfg"
+    try configuration.write(toFile: path, atomically: true, encoding: .utf8)
+    process.executableURL = URL(fileURLWithPath: haproxy)
+    process.arguments = ["-f", path, "-db"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    try LocalServers.waitForPort(port, seconds: 10)
+  }
+
+  static func configuration(port: UInt16, backends: [UInt16]) -> String {
+    var lines = [
+      "global", "  maxconn 4000", "defaults", "  mode tcp", "  timeout connect 5s",
+      // A workout is a long, mostly one-way stream: hours, not seconds, of silence allowed.
+      "  timeout client 2h", "  timeout server 2h",
+      "frontend spotter", "  bind 127.0.0.1:\(port)", "  default_backend daemons",
+      "backend daemons", "  balance leastconn",
+    ]
+    for (index, backend) in backends.enumerated() {
+      lines.append("  server daemon\(index + 1) 127.0.0.1:\(backend) check inter 1s")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  func stop() {
+    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    process.waitUntilExit()
+  }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The history in PostgreSQL, against a real server: Debian's PostgreSQL, started for this
+/// test process on loopback with a data directory of its own (`spotter-bench postgres`), and
+/// stopped when the process ends. `make test` installs PostgreSQL and HAProxy when missing.
+@Suite(.serialized) struct PostgresHistoryTests {
+  /// The server's helper process, whose standard input this test process holds open: when the
+  /// test process ends, however it ends, the helper stops the server and removes its folder.
+  final class Server: Sendable {
+    let url: String
+    let port: String
+    private let helper: Process
+    private let input: Pipe
+
+    init() throws {
+      helper = Process()
+      helper.executableURL = URL(fileURLWithPath: HistoryCommandTests.bench)
+      helper.arguments = [
+        "postgres", "--folder", NSTemporaryDirectory() + "spotter-pg-tests-\(getpid())",
+      ]
+      input = Pipe()
+      let output = Pipe()
+      helper.standardInput = input
+      helper.standardOutput = output
+      try helper.run()
+      var line = Data()
+      while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        line.append(chunk)
+      }
+      url = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      guard url.hasPrefix("postgresql://") else {
+        throw PostgresTestError.noServer("spotter-bench postgres gave no URL: '\(url)'")
+      }
+      port = String(url.split(separator: ":").last!.split(separator: "/").first!)
+    }
+
+    /// A new, empty database; returns its URL.
+    func database() throws -> String {
+      let name = "spotter_test_\(UUID().uuidString.prefix(8).lowercased())"
+      let psql = Process()
+      psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+      psql.arguments = [
+        "-q", "-h", "127.0.0.1", "-p", port, "-U", "spotter", "-d", "postgres", "-c",
+        "CREATE DATABASE \(name)",
+      ]
+      try psql.run()
+      psql.waitUntilExit()
+      guard psql.terminationStatus == 0 else { throw PostgresTestError.noServer("createdb") }
+      return url.replacingOccurrences(of: "/postgres", with: "/\(name)")
+    }
+  }
+
+  enum PostgresTestError: Error { case noServer(String) }
+
+  static let server = Result { try Server() }
+
+  @Test func thirtyTwoProcessesAppendingAtOnceLeaveEverySessionWhole() throws {
+    try HistoryCommandTests.thirtyTwoWritersAtOnce(into: try Self.server.get().database())
+  }
+
+  @Test func aDemoStoresItsSetsAndRepsAndHistoryReadsThemBack() throws {
+    let history = try Self.server.get().database()
+    let demo = try Spotter.run([
+      "demo", "--seed", "5", "--history", history, "--weights",
+      repositoryRoot + "/Weights/default.spotter",
+    ])
+    #expect(demo.status == 0, "\(demo.stderr)")
+    let session = try Spotter.run(["history", "--history", history, "--session", "1", "--json"])
+    #expect(session.status == 0, "\(session.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(session.stdout.utf8)) as? [String: Any])
+    #expect(object["source"] as? String == "spotter demo (seed 5)")
+    let sets = try #require(object["sets"] as? [[String: Any]])
+    #expect(sets.count >= 3)
+    #expect(sets.allSatisfy { ($0["reps"] as? [Any])?.isEmpty == false })
+    let totals = try Spotter.run(["history", "--history", history, "--totals", "day", "--csv"])
+    #expect(
+      totals.stdout.split(separator: "\n").count == 1
+        + (object["exercises"] as! [String: Any]).count)
+  }
+
+  /// The fleet recipe, small: two daemons behind HAProxy share one PostgreSQL (the check's
+  /// own), a few clients through the balancer, each session stored once. `make fleet-check`
+  /// runs it with 200 clients.
+  @Test func twoDaemonsBehindHAProxyStoreEverySessionOnce() throws {
+    let fleet = try HistoryCommandTests.runBench([
+      "fleet", "--clients", "12", "--workouts", "3", "--plan", "squat:4, rest:2, lunge:3",
+      "--weights", repositoryRoot + "/Weights/default.spotter",
+    ])
+    #expect(fleet.status == 0, "\(fleet.stdout)")
+    #expect(fleet.stdout.contains("stored exactly once        12 of 12 clients"))
+    #expect(fleet.stdout.contains("fleet check                passed"))
+  }
+}

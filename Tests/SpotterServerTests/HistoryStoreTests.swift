@@ -1,0 +1,244 @@
+import Foundation
+import Spotter
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SpotterServer
+
+/// The history store in process, on SQLite: what goes in comes back whole, totals add up per
+/// day and week, the schema is versioned, a JSON Lines history is imported once, and the
+/// writer stores or reports every session it is given.
+@Suite struct HistoryStoreTests {
+  static func path(_ name: String = "history.sqlite") -> String {
+    Fixtures.temporaryFolder("history") + "/" + name
+  }
+
+  /// Local noon of a day `daysAgo` before a fixed Wednesday (2025-06-11): far from midnight,
+  /// so the local day is the same in every time zone's offset.
+  static func noon(daysAgo: Int) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = .current
+    let base = calendar.date(from: DateComponents(year: 2025, month: 6, day: 11, hour: 12))!
+    return calendar.date(byAdding: .day, value: -daysAgo, to: base)!
+  }
+
+  static func record(
+    _ exercise: String, reps: Int, daysAgo: Int, person: String? = nil
+  ) -> SessionRecord {
+    var set = SetRecord(exercise: exercise, start: 3, end: 3 + 2 * Double(reps))
+    for index in 0..<reps {
+      let t: Double = 5 + 2 * Double(index)
+      let range: Double = 70 + Double(index)
+      set.reps.append(
+        RepRecord(
+          t: t, duration: 1.9, timeDown: 1.1, timeUp: 0.8, rangeOfMotion: range,
+          side: index % 2 == 0 ? "left" : nil, partial: index == 1, backfilled: index == 0))
+    }
+    return SessionRecord(
+      date: noon(daysAgo: daysAgo), source: "test", person: person, sets: [set],
+      totals: [ExerciseTotal(name: exercise, reps: reps, activeSeconds: set.activeSeconds)])
+  }
+
+  static let records: [SessionRecord] = [
+    record("squat", reps: 10, daysAgo: 0, person: "ana"),
+    record("push_up", reps: 1, daysAgo: 3),
+    SessionRecord(date: noon(daysAgo: 9), source: "nothing recognised"),
+    SessionRecord(
+      date: noon(daysAgo: 1), source: "two sets, \"quoted\", ünïcode", person: "42",
+      sets: [
+        record("lunge", reps: 3, daysAgo: 1).sets[0], record("squat", reps: 40, daysAgo: 1).sets[0],
+      ],
+      totals: [
+        ExerciseTotal(name: "lunge", reps: 3, activeSeconds: 6),
+        ExerciseTotal(name: "squat", reps: 40, activeSeconds: 80),
+      ]),
+  ]
+
+  @Test(arguments: records.indices) func aSessionComesBackWhole(index: Int) throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    let entry = try store.append(Self.records[index])
+    let listed = try store.recentSessions(limit: 10)
+    #expect(listed.count == 1)
+    let stored = try #require(try store.session(id: listed[0].id))
+    #expect(stored.uid == entry.uid)
+    #expect(stored.record == Self.records[index])
+    #expect(listed[0].record.totals == Self.records[index].totals)
+    #expect(try store.session(id: listed[0].id + 1) == nil)
+  }
+
+  @Test func aSessionAppendedTwiceUnderOneUidIsStoredOnce() throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    let entry = HistoryEntry(Self.records[0])
+    #expect(try store.append([entry]) == 1)
+    #expect(try store.append([entry, HistoryEntry(Self.records[1])]) == 1)
+    #expect(try store.sessionCount() == 2)
+  }
+
+  @Test func recentSessionsAreNewestFirstAndFiltered() throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    try store.append(Self.records.map { HistoryEntry($0) })
+    let all = try store.recentSessions(limit: 10)
+    #expect(all.map(\.record.date) == Self.records.map(\.date).sorted(by: >))
+    #expect(try store.recentSessions(limit: 2).count == 2)
+    let squats = try store.recentSessions(limit: 10, HistoryFilter(exercise: "squat"))
+    #expect(squats.map(\.record.source) == ["test", "two sets, \"quoted\", ünïcode"])
+    let recent = try store.recentSessions(limit: 10, HistoryFilter(since: Self.noon(daysAgo: 2)))
+    #expect(recent.count == 2)
+    #expect(try store.recentSessions(limit: 10, HistoryFilter(person: "42")).count == 1)
+  }
+
+  @Test func totalsAddUpPerDayAndPerWeek() throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    try store.append(Self.records.map { HistoryEntry($0) })
+    try store.append(Self.record("squat", reps: 5, daysAgo: 0))
+    let today = HistoryStore.localDay(of: Self.noon(daysAgo: 0))
+    let days = try store.totals(per: .day)
+    #expect(
+      days == [
+        PeriodTotal(
+          firstDay: today - 3, exercise: "push_up", sessions: 1, reps: 1, activeSeconds: 2),
+        PeriodTotal(
+          firstDay: today - 1, exercise: "lunge", sessions: 1, reps: 3, activeSeconds: 6),
+        PeriodTotal(
+          firstDay: today - 1, exercise: "squat", sessions: 1, reps: 40, activeSeconds: 80),
+        PeriodTotal(
+          firstDay: today, exercise: "squat", sessions: 2, reps: 15, activeSeconds: 30),
+      ])
+    #expect(LocalDay.name(today) == "2025-06-11")
+    // 2025-06-11 is a Wednesday: its week began on Monday 2025-06-09, three days back still
+    // falls in the week before.
+    let weeks = try store.totals(per: .week)
+    #expect(weeks.map { LocalDay.name($0.firstDay) } == ["2025-06-02", "2025-06-09", "2025-06-09"])
+    #expect(weeks.map(\.reps) == [1, 3, 55])
+    #expect(weeks.map(\.sessions) == [1, 1, 3])
+    let squats = try store.totals(
+      per: .week, HistoryFilter(since: Self.noon(daysAgo: 0), exercise: "squat"))
+    #expect(squats.map(\.reps) == [15])
+    for period in HistoryPeriod.allCases {
+      #expect(
+        try store.totals(per: period, HistoryFilter(), fromSessions: true)
+          == store.totals(per: period))
+    }
+    #expect(try store.totals(per: .day, HistoryFilter(person: "ana")).map(\.reps) == [10])
+  }
+
+  @Test func aNewHistoryIsAtTheLatestSchemaAndANewerOneIsRefused() throws {
+    let path = Self.path()
+    let store = try HistoryStore(.sqlite(path: path))
+    #expect(try HistorySchema.version(store.connection) == HistorySchema.latest)
+    try store.connection.query(
+      "INSERT INTO spotter_schema (version) VALUES (?)", [SQLValue(HistorySchema.latest + 1)])
+    let error = try #require(throws: HistoryError.self) { try HistoryStore(.sqlite(path: path)) }
+    #expect(error.kind == .newerSchema)
+    #expect(error.description.contains("version \(HistorySchema.latest + 1)"))
+  }
+
+  @Test func aVersionOneHistoryIsMigratedWithItsTotalsKept() throws {
+    let path = Self.path()
+    let store = try HistoryStore(.sqlite(path: path))
+    try store.append(Self.records.map { HistoryEntry($0) })
+    let expected = try store.totals(per: .day)
+    // Back to version 1: no daily totals yet.
+    try store.connection.query("DROP TABLE daily_totals", [])
+    try store.connection.query("DELETE FROM spotter_schema WHERE version > 1", [])
+    let migrated = try HistoryStore(.sqlite(path: path))
+    #expect(try HistorySchema.version(migrated.connection) == HistorySchema.latest)
+    #expect(try migrated.totals(per: .day) == expected)
+    #expect(try migrated.sessionCount() == Self.records.count)
+  }
+
+  @Test func aFileThatIsNotAHistoryIsNamedAsSuch() throws {
+    let path = Fixtures.file(named: "h.sqlite", #"{"date":"2025-01-01T00:00:00Z"}"# + "\n")
+    let error = try #require(throws: HistoryError.self) { try HistoryStore(.sqlite(path: path)) }
+    #expect(error.kind == .notADatabase)
+    #expect(error.description.contains("expected an SQLite workout history"))
+  }
+
+  /// Lines as the JSON Lines history wrote them (the same line twice is two sessions).
+  static let legacyLines = [
+    #"{"date":"2025-05-01T18:00:00Z","source":"spotter demo (seed 1)","exercises":"#
+      + #"{"squat":{"reps":10,"active_seconds":31.2},"bicep_curl":{"reps":8,"active_seconds":20}}}"#,
+    #"{"date":"2025-05-02T07:30:00Z","source":"spotter serve, connection 3","exercises":{}}"#,
+    #"{"date":"2025-05-02T07:30:00Z","source":"spotter serve, connection 3","exercises":{}}"#,
+  ]
+
+  @Test func aJSONLinesHistoryBesideTheDatabaseIsImportedOnceWithNothingLost() throws {
+    let folder = Fixtures.temporaryFolder("history")
+    let legacy = folder + "/history.jsonl"
+    try (Self.legacyLines.joined(separator: "\n") + "\n").write(
+      toFile: legacy, atomically: true, encoding: .utf8)
+    let location = HistoryLocation.sqlite(path: folder + "/history.sqlite")
+    var store = try HistoryStore(location)
+    var sessions = try store.recentSessions(limit: 10)
+    #expect(sessions.count == 3)
+    let first = try #require(sessions.last)
+    #expect(first.record.date == ISO8601DateFormatter().date(from: "2025-05-01T18:00:00Z"))
+    #expect(first.record.source == "spotter demo (seed 1)")
+    #expect(
+      first.record.totals == [
+        ExerciseTotal(name: "squat", reps: 10, activeSeconds: 31.2),
+        ExerciseTotal(name: "bicep_curl", reps: 8, activeSeconds: 20),
+      ])
+    store = try HistoryStore(location)
+    #expect(try store.sessionCount() == 3)
+    // An older Spotter appended one more: only that one comes in.
+    let handle = try #require(FileHandle(forWritingAtPath: legacy))
+    handle.seekToEndOfFile()
+    handle.write(
+      Data((Self.legacyLines[0].replacingOccurrences(of: "05-01", with: "05-03") + "\n").utf8))
+    try handle.close()
+    store = try HistoryStore(location)
+    sessions = try store.recentSessions(limit: 10)
+    #expect(sessions.count == 4)
+    #expect(FileManager.default.fileExists(atPath: legacy))
+  }
+
+  @Test func aBadLineInAnImportNamesTheLineAndImportsNothing() throws {
+    let legacy = Fixtures.file(
+      named: "old.jsonl", Self.legacyLines[0] + "\n" + #"{"date":"yesterday"}"# + "\n")
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    let error = try #require(throws: HistoryError.self) { try store.importJSONLines(legacy) }
+    #expect(error.kind == .badImport)
+    #expect(error.description.contains("line 2 has no ISO 8601 \"date\""))
+    #expect(try store.sessionCount() == 0)
+  }
+
+  @Test func theWriterStoresEverySessionItIsGivenBeforeFinishing() throws {
+    let path = Self.path()
+    let writer = HistoryWriter(store: try HistoryStore(.sqlite(path: path))) { _ in }
+    for index in 0..<200 {
+      #expect(writer.submit(Self.record("squat", reps: index % 7, daysAgo: 0)))
+    }
+    writer.finish()
+    #expect(writer.current == HistoryWriter.Counters(written: 200, failures: 0, queued: 0))
+    #expect(try HistoryStore(.sqlite(path: path)).sessionCount() == 200)
+    #expect(!writer.submit(Self.records[0]))  // finished: refused, and counted
+    #expect(writer.current.failures == 1)
+  }
+
+  @Test func aWriteThatFailsIsReportedAndCountedNotDropped() throws {
+    let path = Self.path()
+    let writer = HistoryWriter(store: try HistoryStore(.sqlite(path: path))) { message in
+      Self.reports.withLock { $0.append(message) }
+    }
+    // Another process breaks the history under the writer: every insert now fails.
+    try HistoryStore(.sqlite(path: path)).connection.query("DROP TABLE reps", [])
+    for index in 0..<3 {
+      var record = Self.record("squat", reps: 2, daysAgo: 0)
+      record.source = "doomed \(index)"
+      writer.submit(record)
+    }
+    writer.finish()
+    #expect(writer.current.failures == 3)
+    #expect(writer.current.written == 0)
+    let reports = Self.reports.withLock { $0 }
+    for index in 0..<3 {
+      #expect(
+        reports.contains { $0.contains("doomed \(index)") && $0.contains("was not stored") },
+        "\(reports)")
+    }
+  }
+
+  static let reports = Mutex<[String]>([])
+}
