@@ -1,3 +1,4 @@
+import Linalg
 import TestSupport
 import Testing
 
@@ -69,11 +70,19 @@ import Testing
     }
   }
 
-  /// Asked every frame, every 7 frames, and every 45 (past the 32 frames that may wait).
+  /// Asked every frame, every 7 frames, and every 45 (past the 32 frames that may wait), with
+  /// the step's weights in single precision (within 1e-5 of the window pass) and in half
+  /// precision (each weight rounded to 11 significant bits: within 2e-3).
   @Test(arguments: configs, [1, 7, 45])
   func streamingEqualsTheWindowForwardPass(config: NetworkConfig, askEvery: Int) {
+    for precision in WeightPrecision.allCases {
+      streaming(config: config, askEvery: askEvery, precision: precision)
+    }
+  }
+
+  func streaming(config: NetworkConfig, askEvery: Int, precision: WeightPrecision) {
     let classifier = Fixtures.randomClassifier(config, seed: 21)
-    let stream = classifier.makeStream()
+    let stream = classifier.makeStream(precision: precision)
     let workspace = Workspace(for: classifier, tile: 1)
     // A long stream with runs of nobody, including one longer than the window.
     var frames = Fixtures.randomFrames(400, features: config.inputFeatures, seed: 8)
@@ -99,7 +108,7 @@ import Testing
       }
       worst = max(worst, Approximate.maxDifference(streamed, windowed))
     }
-    #expect(worst <= 1e-5)
+    #expect(worst <= (stream.precision == .half ? 2e-3 : 1e-5), "\(precision)")
     #expect(stream.framesSeen == frames.count)
   }
 

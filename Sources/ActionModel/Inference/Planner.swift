@@ -22,12 +22,15 @@ public enum Planner {
   /// Measuring stops trying larger tiles past this much time.
   static let budgetSeconds = 0.040
 
-  /// The plan for `classifier`, made as `SPOTTER_PLAN` says.
-  static func plan(for classifier: Classifier) -> ExecutionPlan {
-    let mode = ProcessInfo.processInfo.environment[environmentVariable] ?? "cached"
+  /// The plan for `classifier`, made as `SPOTTER_PLAN` says in `environment`.
+  static func plan(
+    for classifier: Classifier,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> ExecutionPlan {
+    let mode = environment[environmentVariable] ?? "cached"
     if mode == "estimate" { return estimated(for: classifier) }
     let key = cacheKey(for: classifier.config)
-    let path = cacheFolder().map { $0 + "/plan-" + hexHash(key) + ".txt" }
+    let path = cacheFolder(environment).map { $0 + "/plan-" + hexHash(key) + ".txt" }
     if mode != "measure", let path, let text = try? String(contentsOfFile: path, encoding: .utf8),
       let plan = ExecutionPlan.decode(
         text, key: key, layers: classifier.config.convolutions.count, path: path)
@@ -165,8 +168,7 @@ public enum Planner {
   }
 
   /// `$XDG_CACHE_HOME/spotter`, else `~/.cache/spotter`; nil with neither variable set.
-  static func cacheFolder() -> String? {
-    let environment = ProcessInfo.processInfo.environment
+  static func cacheFolder(_ environment: [String: String]) -> String? {
     if let base = environment["XDG_CACHE_HOME"], !base.isEmpty { return base + "/spotter" }
     if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/spotter" }
     return nil
@@ -185,6 +187,9 @@ public enum Planner {
     }
     return "unknown CPU"
   }()
+
+  /// The instruction set of Spotter's own kernels on this CPU ("none" where only OpenBLAS runs).
+  public static var kernels: String { InstructionSet.available.description }
 
   /// FNV-1a, 64 bits, in hex: a short file name for a long key (the key itself is inside).
   static func hexHash(_ text: String) -> String {
