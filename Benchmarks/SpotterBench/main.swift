@@ -68,7 +68,9 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     let configuration = "release"
   #endif
   let classifier = NetworkBenchmarks.model(nil)
-  print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
+  print(
+    "spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount); times are "
+      + "the CPU time of the thread that runs them")
   print("CPU: \(Planner.cpuName) (Spotter's kernels: \(InstructionSet.available))")
   print("OpenBLAS: \(BLAS.configuration)")
   print(

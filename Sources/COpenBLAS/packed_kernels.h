@@ -98,7 +98,8 @@ SPK_TILE(spk_tile_f32_avx2, "avx2,fma,f16c", spk_v8, float, SPK_LOADF_8)
 SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
 
 // The driver: for each group of panels (its weights read from memory once), every window's
-// rows in blocks of up to BUDGET / panels rows; a single row (a streaming step) takes four
+// rows in even blocks of up to BUDGET / panels rows (14 rows go as 7 + 7, not 12 + 2, so no
+// block has too few accumulators to hide the FMA latency); a single row (a streaming step) takes four
 // panels at once, so it still has eight independent accumulators.
 #define SPK_CASE(TILE, MR, NP)                                                                 \
   case (MR) * 8 + (NP):                                                                        \
@@ -123,8 +124,9 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
       for (int w = 0; w < windows; w++) {                                                      \
         const float *aw = a + w * a_window;                                                    \
         float *cw = c + w * c_window;                                                          \
-        for (int r0 = 0; r0 < m;) {                                                            \
-          int mr = m - r0 < (BUDGET) / np ? m - r0 : (BUDGET) / np;                            \
+        int blocks = (m + (BUDGET) / np - 1) / ((BUDGET) / np);                                \
+        for (int block = 0, r0 = 0; block < blocks; block++) {                                 \
+          int mr = m / blocks + (block < m % blocks);                                          \
           switch (mr * 8 + np) { CASES default: break; }                                       \
           r0 += mr;                                                                            \
         }                                                                                      \
@@ -174,6 +176,42 @@ static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
 #undef SPK_ARGS
 }
 
+// Winograd F(2, 3)'s transforms, eight channels at a time in explicit vectors (the importer's
+// code generation does not vectorise loops on its own), the rest one by one.
+#define SPK_LANES8(BODY8, BODY1)                                                               \
+  int i = 0;                                                                                   \
+  for (; i + 8 <= channels; i += 8) { BODY8 }                                                  \
+  for (; i < channels; i++) { BODY1 }
+#define SPK_AT8(p) (*(spk_v8 *)((p) + i))
+
+/// Winograd F(2, 3)'s input transform of one tile, channel by channel: from input frames d0,
+/// d0 + step, d0 + 2·step, d0 + 3·step, the four rows U1 = d0 − d2, U2 = d1 + d2,
+/// U3 = d2 − d1, U4 = d1 − d3, `plane` floats apart from u.
+__attribute__((target("avx2"))) static inline void spk_winograd_input(
+    const float *d0, ptrdiff_t step, int channels, float *u, ptrdiff_t plane) {
+  const float *a = d0, *b = d0 + step, *c = d0 + 2 * step, *d = d0 + 3 * step;
+  float *u1 = u, *u2 = u + plane, *u3 = u + 2 * plane, *u4 = u + 3 * plane;
+  SPK_LANES8(
+      spk_v8 va = SPK_AT8(a); spk_v8 vb = SPK_AT8(b); spk_v8 vc = SPK_AT8(c);
+      spk_v8 vd = SPK_AT8(d); SPK_AT8(u1) = va - vc; SPK_AT8(u2) = vb + vc;
+      SPK_AT8(u3) = vc - vb; SPK_AT8(u4) = vb - vd;,
+      u1[i] = a[i] - c[i]; u2[i] = b[i] + c[i]; u3[i] = c[i] - b[i]; u4[i] = b[i] - d[i];)
+}
+
+/// Its output transform with bias and ReLU: from the products m1…m4 (`plane` floats apart),
+/// first = max(bias + m1 + m2 + m3, 0), second = max(bias + m2 − m3 − m4, 0).
+__attribute__((target("avx2"))) static inline void spk_winograd_output(
+    const float *m, ptrdiff_t plane, const float *bias, int channels, float *first,
+    float *second) {
+  const float *m1 = m, *m2 = m + plane, *m3 = m + 2 * plane, *m4 = m + 3 * plane;
+  SPK_LANES8(
+      spk_v8 vb = SPK_AT8(bias); spk_v8 v2 = SPK_AT8(m2); spk_v8 v3 = SPK_AT8(m3);
+      SPK_AT8(first) = __builtin_elementwise_max(vb + SPK_AT8(m1) + v2 + v3, (spk_v8){0});
+      SPK_AT8(second) = __builtin_elementwise_max(vb + v2 - v3 - SPK_AT8(m4), (spk_v8){0});,
+      float x = bias[i] + m1[i] + m2[i] + m3[i]; float y = bias[i] + m2[i] - m3[i] - m4[i];
+      first[i] = x > 0 ? x : 0; second[i] = y > 0 ? y : 0;)
+}
+
 #else
 
 static inline int spk_instruction_set(void) { return SPK_NONE; }
@@ -181,6 +219,10 @@ static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
                             ptrdiff_t c_window, int m, int n, int k, int taps, const float *a,
                             ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,
                             const float *bias, float *c, ptrdiff_t ldc, int relu) {}
+static inline void spk_winograd_input(const float *d0, ptrdiff_t step, int channels, float *u,
+                                      ptrdiff_t plane) {}
+static inline void spk_winograd_output(const float *m, ptrdiff_t plane, const float *bias,
+                                       int channels, float *first, float *second) {}
 
 #endif
 

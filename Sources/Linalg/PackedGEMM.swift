@@ -137,4 +137,33 @@ public enum PackedGEMM {
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
       UnsafeRawPointer(weights.storage), weights.bias, output, outputRowStride, relu ? 1 : 0)
   }
+
+  /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,
+  /// `step` floats apart from `frames`, the rows U1 = d0 − d2, U2 = d1 + d2, U3 = d2 − d1,
+  /// U4 = d1 − d3, `plane` floats apart from `into`.
+  ///
+  /// Shapes: each frame and each row (C) floats. Needs the kernels (`InstructionSet.avx2`).
+  public static func winogradInput(
+    frames: UnsafePointer<Float>, step: Int, channels: Int, into rows: UnsafeMutablePointer<Float>,
+    plane: Int
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd_input: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd_input(frames, step, Int32(channels), rows, plane)
+  }
+
+  /// Its output transform (`spk_winograd_output`): from products m1…m4, `plane` floats apart,
+  /// first = ReLU(bias + m1 + m2 + m3) and second = ReLU(bias + m2 − m3 − m4).
+  ///
+  /// Shapes: products, bias, first and second (C). Needs the kernels.
+  public static func winogradOutput(
+    products: UnsafePointer<Float>, plane: Int, bias: UnsafePointer<Float>, channels: Int,
+    first: UnsafeMutablePointer<Float>, second: UnsafeMutablePointer<Float>
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd_output: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd_output(products, plane, bias, Int32(channels), first, second)
+  }
 }

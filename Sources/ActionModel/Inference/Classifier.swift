@@ -177,10 +177,11 @@ public final class Classifier: @unchecked Sendable {
       base: output, batch: input.batch, frames: frames, channels: layer.channels,
       windowStride: strategy == .shiftedGEMM ? input.windowStride : frames)
     switch strategy {
-    case .winograd:
+    case .winograd, .winogradPacked:
       winogradLayers[index]!.forward(
         input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
-        scratch: scratch, output: result)
+        scratch: scratch, output: result,
+        packed: strategy == .winogradPacked ? packedLayers![index] : nil)
     case .shiftedGEMM:
       TemporalConvolution.forwardShifted(
         input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
@@ -196,12 +197,14 @@ public final class Classifier: @unchecked Sendable {
     return result
   }
 
-  /// `strategy`, or shifted GEMM where it cannot run: Winograd on a layer without three taps,
-  /// packed kernels on a CPU without them.
+  /// `strategy`, or the nearest that can run: no Winograd on a layer without three taps, no
+  /// packed kernels on a CPU without them (shifted GEMM when neither is left).
   func usable(_ strategy: ConvolutionStrategy, layer index: Int) -> ConvolutionStrategy {
     switch strategy {
     case .winograd where winogradLayers[index] == nil: .shiftedGEMM
     case .packed where packedLayers == nil: .shiftedGEMM
+    case .winogradPacked where winogradLayers[index] == nil: usable(.packed, layer: index)
+    case .winogradPacked where packedLayers == nil: .winograd
     default: strategy
     }
   }

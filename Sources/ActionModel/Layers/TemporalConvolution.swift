@@ -31,6 +31,10 @@ public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// through, bias and ReLU applied as the tile is stored, a panel's weights read once for all
   /// the windows of a pass. Needs AVX2 or AVX-512 (else shifted GEMM runs instead).
   case packed
+  /// Winograd F(2, 3) with its four products and its direct frames on Spotter's own kernels:
+  /// two thirds of the packed kernel's work, plus the transforms (three-tap layers with the
+  /// kernels; else `winograd` or `packed`).
+  case winogradPacked = "winograd-packed"
 }
 
 /// Temporal convolution with dilation and no padding, bias and ReLU (batch norm folded in).
