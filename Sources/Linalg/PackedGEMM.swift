@@ -115,10 +115,13 @@ public enum PackedGEMM {
   ///
   /// Shapes: window w's input starts `w · inputWindowStride` floats after `input`, its output
   /// `w · outputWindowStride` floats after `output`; rows of C are `outputRowStride` apart.
+  /// `bias`, when given instead of the weights' own, holds N floats and zeros up to whole
+  /// panels (`panelWidth`).
   public static func convolve(
     windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
-    tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights, relu: Bool,
-    into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
+    tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights,
+    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
+    outputRowStride: Int, outputWindowStride: Int = 0
   ) {
     precondition(
       windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
@@ -135,7 +138,8 @@ public enum PackedGEMM {
       weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows),
       inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
-      UnsafeRawPointer(weights.storage), weights.bias, output, outputRowStride, relu ? 1 : 0)
+      UnsafeRawPointer(weights.storage), bias ?? UnsafePointer(weights.bias), output,
+      outputRowStride, relu ? 1 : 0)
   }
 
   /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,

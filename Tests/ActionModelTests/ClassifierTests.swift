@@ -80,6 +80,15 @@ import Testing
     }
   }
 
+  /// Asked after 1, 1, 2, 1, 10, 1, 1, 5, 1 … frames: the one-frame step and catch-ups of
+  /// several frames take turns, so the step's running sums are rebuilt from the histories.
+  @Test(arguments: configs)
+  func streamingAskedIrregularlyEqualsTheWindowForwardPass(config: NetworkConfig) {
+    for precision in WeightPrecision.allCases {
+      streaming(config: config, askEvery: 0, precision: precision)
+    }
+  }
+
   func streaming(config: NetworkConfig, askEvery: Int, precision: WeightPrecision) {
     let classifier = Fixtures.randomClassifier(config, seed: 21)
     let stream = classifier.makeStream(precision: precision)
@@ -94,7 +103,12 @@ import Testing
     var worst: Float = 0
     for (index, frame) in frames.enumerated() {
       frame.withUnsafeBufferPointer { stream.push($0) }
-      guard index % askEvery == askEvery - 1 else { continue }
+      let gaps = [1, 1, 2, 1, 10, 1, 1, 5, 1, 3]
+      let asked =
+        askEvery > 0
+        ? index % askEvery == askEvery - 1
+        : (0..<gaps.count).contains { index % 25 == gaps[0...$0].reduce(0, +) - 1 }
+      guard asked else { continue }
       streamed.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
       // The window forward pass over the last T frames, zero-padded at the start.
       let start = index + 1 - config.window

@@ -22,6 +22,9 @@ public final class Classifier: @unchecked Sendable {
   /// precision (nil on CPUs without them: OpenBLAS does all the work there).
   let packedLayers: [PackedWeights]?
   let halfPackedLayers: [PackedWeights]?
+  /// The same, tap by tap and without bias, for the streaming step of one frame.
+  let packedTaps: [[PackedWeights]]?
+  let halfPackedTaps: [[PackedWeights]]?
   /// The plan, made on first use (`plan`).
   private let madePlan = Mutex<ExecutionPlan?>(nil)
 
@@ -58,6 +61,19 @@ public final class Classifier: @unchecked Sendable {
     }
     packedLayers = packs(.single)
     halfPackedLayers = packs(.half)
+    let tapPacks = { [layout] (precision: WeightPrecision) -> [[PackedWeights]]? in
+      guard InstructionSet.available != .none else { return nil }
+      return config.convolutions.enumerated().map { index, layer in
+        let rows = config.inputChannels(of: index)
+        return (0..<layer.kernel).map { tap in
+          PackedWeights(
+            base + layout.convolutions[index].weight.lowerBound + tap * rows * layer.channels,
+            bias: nil, taps: 1, rows: rows, columns: layer.channels, precision: precision)
+        }
+      }
+    }
+    packedTaps = tapPacks(.single)
+    halfPackedTaps = tapPacks(.half)
     restingColumns = Self.restingColumns(
       config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), layout: layout)
   }
