@@ -79,8 +79,13 @@ public enum Planner {
     }
     var best: [Int: (strategies: [ConvolutionStrategy], seconds: Double)] = [:]
     var fastestAtOne: [[ConvolutionStrategy: Double]] = []
+    var lastTile = (size: 1, seconds: 0.0)
     for tile in tiles {
-      if tile > 1 && seconds() - start > budgetSeconds { break }
+      // A tile's measurement costs about its size times the last one's per window: stop
+      // where the next would overrun the budget.
+      let tileStart = seconds()
+      let forecast = lastTile.seconds * Double(tile) / Double(lastTile.size)
+      if tile > 1 && tileStart - start + forecast > budgetSeconds { break }
       var chosen: [ConvolutionStrategy] = []
       var total = 0.0
       for index in config.convolutions.indices {
@@ -110,6 +115,7 @@ public enum Planner {
         total += time / Double(tile)
       }
       best[tile] = (chosen, total)
+      lastTile = (tile, seconds() - tileStart)
     }
     let tile = best.min { $0.value.seconds < $1.value.seconds }!.key
     let stream = classifier.halfPackedLayers == nil ? .single : fasterStream(classifier)

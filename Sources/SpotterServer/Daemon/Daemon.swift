@@ -85,6 +85,9 @@ public final class Daemon {
   public init(runtime: Runtime, configuration: Configuration) {
     self.runtime = runtime
     self.configuration = configuration
+    // The plan (measured, or read from its cache) before the first client, not in the first
+    // round that has a prediction to make.
+    _ = runtime.classifier.plan
   }
 
   /// Binds the listeners. Throws `SystemError` naming what could not be bound.
