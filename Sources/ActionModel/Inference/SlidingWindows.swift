@@ -19,10 +19,11 @@ public final class SlidingWindowState {
   private let last: UnsafeMutableBufferPointer<Float>
   private var hasLast = false
 
-  /// Single-precision weights always: these predictions stand in for the window pass.
+  /// Single-precision weights always: these predictions stand in for the window pass. Sixteen
+  /// frames wait at most (a window's 60 new frames go through in four catch-ups): a daemon
+  /// holds one state per client, so its histories are kept short.
   public init(classifier: Classifier) {
-    stream = StreamState(
-      classifier: classifier, pendingLimit: classifier.config.window, precision: .single)
+    stream = StreamState(classifier: classifier, pendingLimit: 16, precision: .single)
     last = .allocate(capacity: classifier.config.window * classifier.config.inputFeatures)
     last.initialize(repeating: 0)
   }
