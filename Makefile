@@ -9,7 +9,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN = .build/release
 
 .PHONY: all deps test-deps speech-deps build demo demo-speech test lint bench eval eval-real folds \
-	format clean tiny-weights libspotter weights report-check fleet-check
+	format clean tiny-weights libspotter weights report-check fleet-check peers
 
 all: build
 
@@ -120,6 +120,17 @@ libspotter: deps
 	$(SWIFT) build -c release --product SpotterC
 	ln -sf libSpotterC.so $(RELEASE_BIN)/libspotter.so
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
+
+# Spotter beside ONNX Runtime and PyTorch, one thread each (Benchmarks/peers): a virtual
+# environment in .build/peers-venv with CPU-only torch and onnxruntime from PyPI, libspotter,
+# then the paired ratios, each line naming the CPU it was measured on.
+PEERS_VENV = .build/peers-venv
+peers: libspotter
+	@test -x $(PEERS_VENV)/bin/python || python3 -m venv $(PEERS_VENV) || \
+	  { $(SUDO) apt-get install -y python3-venv && python3 -m venv $(PEERS_VENV); }
+	@$(PEERS_VENV)/bin/python -c "import torch, onnxruntime, onnx, numpy" 2>/dev/null || \
+	  $(PEERS_VENV)/bin/pip install torch==2.13.0+cpu onnxruntime onnx numpy
+	$(PEERS_VENV)/bin/python Benchmarks/peers/peers.py
 
 # The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the Penn Action train
 # split when ../shared/data is present. About 16 minutes on a 2-core machine, and about 19 GB

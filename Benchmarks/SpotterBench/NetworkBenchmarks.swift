@@ -19,7 +19,7 @@ enum NetworkBenchmarks {
   }
 
   /// Checks the fast path against the naive reference before anything is timed.
-  static func check(_ classifier: Classifier, strategy: ConvolutionStrategy) {
+  static func check(_ classifier: Classifier, strategy: ConvolutionStrategy?) {
     let config = classifier.config
     let frames = Fixtures.randomFrames(config.window, features: config.inputFeatures, seed: 99)
     let workspace = Workspace(for: classifier, tile: 1, strategy: strategy)
@@ -31,20 +31,25 @@ enum NetworkBenchmarks {
     }
     let naive = NaiveNetwork.forward(frames, parameters: classifier.parameters).map(Float.init)
     let difference = Approximate.maxDifference(fast, naive)
-    precondition(difference < 1e-5, "\(strategy) differs from the naive reference by \(difference)")
+    precondition(
+      difference < 1e-5,
+      "\(strategy?.rawValue ?? "the plan") differs from the naive reference by \(difference)")
   }
 
+  /// The window pass at `batch`, as the plan runs it unless a strategy (for every layer) and
+  /// tile are given.
   static func forward(
-    _ classifier: Classifier, batch: Int, strategy: ConvolutionStrategy = .default,
-    tile: Int = Workspace.defaultTile
+    _ classifier: Classifier, batch: Int, strategy: ConvolutionStrategy? = nil, tile: Int? = nil
   ) -> Measurement {
     check(classifier, strategy: strategy)
     let config = classifier.config
     let input = windows(classifier, count: batch)
-    let workspace = Workspace(for: classifier, tile: min(tile, batch), strategy: strategy)
+    let workspace = Workspace(
+      for: classifier, tile: tile.map { min($0, batch) }, strategy: strategy)
     var output = [Float](repeating: 0, count: batch * config.classes)
+    let how = strategy.map { "\($0.rawValue), tile \(workspace.tile)" } ?? "plan"
     return measure(
-      "window forward, batch \(batch) (\(strategy.rawValue), tile \(min(tile, batch)))",
+      "window forward, batch \(batch) (\(how))",
       units: Double(batch * config.flopsPerWindow), unit: "FLOP"
     ) {
       input.withUnsafeBufferPointer { input in
@@ -58,22 +63,26 @@ enum NetworkBenchmarks {
 
   /// The per-frame cost of a stream that is asked for probabilities every `stride` frames:
   /// `stride` pushes and one `probabilities`, divided by `stride`.
-  static func streamStep(_ classifier: Classifier, stride: Int) -> Measurement {
+  static func streamStep(
+    _ classifier: Classifier, stride: Int, precision: WeightPrecision? = nil
+  ) -> Measurement {
     let config = classifier.config
     let frames = Fixtures.randomFrames(600, features: config.inputFeatures, seed: 5)
     let flat = frames.flatMap { $0 }
-    let stream = classifier.makeStream()
+    let stream = classifier.makeStream(precision: precision)
     var output = [Float](repeating: 0, count: config.classes)
     // Check: after a window of frames the stream equals the window pass.
     for frame in frames[0..<config.window] { frame.withUnsafeBufferPointer { stream.push($0) } }
     let expected = classifier.predict(window: frames[0..<config.window].flatMap { $0 })
+    let tolerance: Float = stream.precision == .half ? 2e-3 : 1e-5
     precondition(
-      Approximate.maxDifference(stream.probabilities(), expected) < 1e-5,
+      Approximate.maxDifference(stream.probabilities(), expected) < tolerance,
       "stream differs from the window pass")
     var index = 0
     let width = config.inputFeatures
     let result = measure(
-      "streaming step, prediction every \(stride) frame\(stride == 1 ? "" : "s")",
+      "streaming step, prediction every \(stride) frame\(stride == 1 ? "" : "s") "
+        + "(\(stream.precision.rawValue))",
       units: Double(stride * config.flopsPerStreamStep), unit: "FLOP"
     ) {
       flat.withUnsafeBufferPointer { all in

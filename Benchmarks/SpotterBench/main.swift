@@ -77,12 +77,28 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     let configuration = "release"
   #endif
   let classifier = NetworkBenchmarks.model(nil)
-  print("spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount)")
+  // What loading costs past reading the file: the weights copied, transformed and packed.
+  let loadStart = now()
+  _ = Classifier(metadata: classifier.metadata, parameters: classifier.parameters)
+  let loadSeconds = now() - loadStart
+  print(
+    "spotter-bench (\(configuration) build), OpenBLAS threads: \(BLAS.threadCount); times are "
+      + "the CPU time of the thread that runs them")
+  print("CPU: \(Planner.cpuName) (Spotter's kernels: \(InstructionSet.available))")
   print("OpenBLAS: \(BLAS.configuration)")
   print(
     "Network: \(classifier.config.parameterCount) parameters, "
       + "\(classifier.config.flopsPerWindow) FLOP per window"
   )
+  let planStart = now()
+  let plan = classifier.plan
+  print(
+    String(
+      format: "Model made and packed in %.1f ms; plan made in %.1f ms (%@=%@):",
+      loadSeconds * 1000, (now() - planStart) * 1000,
+      Planner.environmentVariable,
+      ProcessInfo.processInfo.environment[Planner.environmentVariable] ?? "cached"))
+  print(plan.description)
   print("")
 
   var cases: [(String, () throws -> Measurement)] = [
@@ -91,18 +107,20 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
     ("stream-1", { NetworkBenchmarks.streamStep(classifier, stride: 1) }),
     ("stream-10", { NetworkBenchmarks.streamStep(classifier, stride: 10) }),
+    (
+      "stream-1-single", { NetworkBenchmarks.streamStep(classifier, stride: 1, precision: .single) }
+    ),
+    ("stream-1-half", { NetworkBenchmarks.streamStep(classifier, stride: 1, precision: .half) }),
     ("naive", { NetworkBenchmarks.naive(classifier) }),
     ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
     ("pipeline", { PoseBenchmarks.posePipeline() }),
     ("session", { try SessionBenchmarks.session(classifier) }),
   ]
-  // The measurements behind ConvolutionStrategy.default and Workspace.defaultTile.
-  let strategyRuns: [(ConvolutionStrategy, Int, Int)] = [
-    (.shiftedGEMM, 1, 1), (.im2col, 1, 1), (.winograd, 1, 1), (.shiftedGEMM, 64, 1),
-    (.shiftedGEMM, 64, 8),
-    (.shiftedGEMM, 64, 64), (.im2col, 64, 1), (.im2col, 64, 16), (.winograd, 64, 1),
-    (.winograd, 64, 8),
-  ]
+  // Each strategy on every layer, beside the plan that mixes them per layer.
+  var strategyRuns: [(ConvolutionStrategy, Int, Int)] = []
+  for strategy in ConvolutionStrategy.allCases {
+    strategyRuns += [(strategy, 1, 1), (strategy, 64, 1), (strategy, 64, 8)]
+  }
   for (strategy, batch, tile) in strategyRuns {
     cases.append(
       (

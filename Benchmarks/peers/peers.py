@@ -113,6 +113,19 @@ class Spotter:
         return out
 
 
+def cpu_name():
+    """The CPU's model name, so every figure says where it was measured."""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or "unknown CPU"
+
+
 def time_call(call, repeats):
     start = time.perf_counter()
     for _ in range(repeats):
@@ -153,7 +166,10 @@ def main():
     spotter = Spotter(args.library, args.weights)
 
     rng = np.random.default_rng(7)
-    results = {"threads": 1, "torch": torch.__version__, "onnxruntime": ort.__version__, "batches": {}}
+    cpu = cpu_name()
+    results = {"cpu": cpu, "threads": 1, "torch": torch.__version__, "onnxruntime": ort.__version__,
+               "batches": {}}
+    print(f"CPU: {cpu}")
     print(f"torch {torch.__version__}, onnxruntime {ort.__version__}, 1 thread each; "
           f"model {args.weights}: T={T} F={F} K={K}")
     for batch in (1, 64):
@@ -184,9 +200,14 @@ def main():
             ratios = [peer / mine for peer, mine in zip(times[name], times["spotter"])]
             row[name] = {"median_seconds": statistics.median(times[name]), "ratio_to_spotter": statistics.median(ratios)}
         results["batches"][str(batch)] = row
-        print(f"batch {batch}:")
+        print(f"batch {batch} ({cpu}):")
         for name, value in row.items():
             print(f"  {name:12s} {value['median_seconds'] * 1e6:10.1f} µs   {value['ratio_to_spotter']:6.2f}× Spotter's time")
+    print(f"Spotter is faster by (peer time ÷ Spotter's, median of paired rounds), on {cpu}:")
+    for batch, row in results["batches"].items():
+        ratios = ", ".join(f"{name} {value['ratio_to_spotter']:.2f}×" for name, value in row.items()
+                           if name != "spotter")
+        print(f"  batch {batch}: {ratios}")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

@@ -1,2 +1,3 @@
-// The one C header Spotter includes. Only the Linalg module imports COpenBLAS.
+// The C headers Spotter includes: OpenBLAS, and Spotter's own packed kernels
+// (packed_kernels.h). Only the Linalg module imports COpenBLAS.
 #include <cblas.h>

@@ -1,3 +1,4 @@
+import Linalg
 import TestSupport
 import Testing
 
@@ -69,11 +70,28 @@ import Testing
     }
   }
 
-  /// Asked every frame, every 7 frames, and every 45 (past the 32 frames that may wait).
+  /// Asked every frame, every 7 frames, and every 45 (past the 32 frames that may wait), with
+  /// the step's weights in single precision (within 1e-5 of the window pass) and in half
+  /// precision (each weight rounded to 11 significant bits: within 2e-3).
   @Test(arguments: configs, [1, 7, 45])
   func streamingEqualsTheWindowForwardPass(config: NetworkConfig, askEvery: Int) {
+    for precision in WeightPrecision.allCases {
+      streaming(config: config, askEvery: askEvery, precision: precision)
+    }
+  }
+
+  /// Asked after 1, 1, 2, 1, 10, 1, 1, 5, 1 … frames: the one-frame step and catch-ups of
+  /// several frames take turns, so the step's running sums are rebuilt from the histories.
+  @Test(arguments: configs)
+  func streamingAskedIrregularlyEqualsTheWindowForwardPass(config: NetworkConfig) {
+    for precision in WeightPrecision.allCases {
+      streaming(config: config, askEvery: 0, precision: precision)
+    }
+  }
+
+  func streaming(config: NetworkConfig, askEvery: Int, precision: WeightPrecision) {
     let classifier = Fixtures.randomClassifier(config, seed: 21)
-    let stream = classifier.makeStream()
+    let stream = classifier.makeStream(precision: precision)
     let workspace = Workspace(for: classifier, tile: 1)
     // A long stream with runs of nobody, including one longer than the window.
     var frames = Fixtures.randomFrames(400, features: config.inputFeatures, seed: 8)
@@ -85,7 +103,12 @@ import Testing
     var worst: Float = 0
     for (index, frame) in frames.enumerated() {
       frame.withUnsafeBufferPointer { stream.push($0) }
-      guard index % askEvery == askEvery - 1 else { continue }
+      let gaps = [1, 1, 2, 1, 10, 1, 1, 5, 1, 3]
+      let asked =
+        askEvery > 0
+        ? index % askEvery == askEvery - 1
+        : (0..<gaps.count).contains { index % 25 == gaps[0...$0].reduce(0, +) - 1 }
+      guard asked else { continue }
       streamed.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
       // The window forward pass over the last T frames, zero-padded at the start.
       let start = index + 1 - config.window
@@ -99,7 +122,7 @@ import Testing
       }
       worst = max(worst, Approximate.maxDifference(streamed, windowed))
     }
-    #expect(worst <= 1e-5)
+    #expect(worst <= (stream.precision == .half ? 2e-3 : 1e-5), "\(precision)")
     #expect(stream.framesSeen == frames.count)
   }
 

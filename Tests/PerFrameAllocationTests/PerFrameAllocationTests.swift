@@ -59,10 +59,11 @@ struct PerFrameAllocationTests {
     #expect(Self.allocations { for index in 100..<1000 { step(index) } } == 0)
   }
 
-  @Test(arguments: [1, 10])
-  func streamingAllocatesNothing(stride: Int) {
+  /// Every frame and every 10, with the step's weights in single and in half precision.
+  @Test(arguments: [1, 10], [false, true])
+  func streamingAllocatesNothing(stride: Int, half: Bool) {
     let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
-    let stream = classifier.makeStream()
+    let stream = classifier.makeStream(precision: half ? .half : .single)
     let frames = Fixtures.randomFrames(1000, features: 54, seed: 1)
     var probabilities = [Float](repeating: 0, count: 13)
     func step(_ index: Int) {
@@ -90,6 +91,29 @@ struct PerFrameAllocationTests {
     }
     predict()
     #expect(Self.allocations { for _ in 0..<20 { predict() } } == 0)
+  }
+
+  /// The daemon's batched predictions: windows sliding 10 frames, three streams a batch.
+  @Test func slidingWindowPredictionsAllocateNothing() {
+    let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
+    let states = (0..<3).map { _ in SlidingWindowState(classifier: classifier) }
+    let frames = Fixtures.randomFrames(1000, features: 54, seed: 2).flatMap { $0 }
+    var windows = [Float](repeating: 0, count: 3 * 60 * 54)
+    var probabilities = [Float](repeating: 0, count: 3 * 13)
+    func predict(_ end: Int) {
+      for stream in 0..<3 {
+        let start = (end - 60 - stream) * 54
+        for index in 0..<(60 * 54) { windows[stream * 60 * 54 + index] = frames[start + index] }
+      }
+      windows.withUnsafeBufferPointer { input in
+        probabilities.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: 3, into: $0, states: states)
+        }
+      }
+    }
+    predict(70)
+    #expect(
+      Self.allocations { for end in stride(from: 80, to: 1000, by: 10) { predict(end) } } == 0)
   }
 
   @Test func decodingJSONLinesFramesAllocatesNothing() throws {

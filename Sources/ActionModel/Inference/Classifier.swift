@@ -1,4 +1,6 @@
+import Linalg
 import Poses
+import Synchronization
 
 /// The trained network, immutable and shared: any number of threads and sessions predict with
 /// one `Classifier`, each with its own `Workspace` or `StreamState`.
@@ -16,6 +18,15 @@ public final class Classifier: @unchecked Sendable {
   let restingColumns: [[Float]]
   /// Each three-tap layer's Winograd form (nil for other kernels).
   let winogradLayers: [WinogradLayer?]
+  /// Each layer's weights and bias packed for Spotter's own kernels, in single and in half
+  /// precision (nil on CPUs without them: OpenBLAS does all the work there).
+  let packedLayers: [PackedWeights]?
+  let halfPackedLayers: [PackedWeights]?
+  /// The same, tap by tap and without bias, for the streaming step of one frame.
+  let packedTaps: [[PackedWeights]]?
+  let halfPackedTaps: [[PackedWeights]]?
+  /// The plan, made on first use (`plan`).
+  private let madePlan = Mutex<ExecutionPlan?>(nil)
 
   /// - Precondition: `parameters` matches `metadata.architecture` (the weights loader checks
   ///   files before they get here).
@@ -39,11 +50,53 @@ public final class Classifier: @unchecked Sendable {
           inputFrames: index == 0 ? config.window : config.outputFrames(of: index - 1))
         : nil
     }
+    let packs = { [layout] (precision: WeightPrecision) -> [PackedWeights]? in
+      guard InstructionSet.available != .none else { return nil }
+      return config.convolutions.enumerated().map { index, layer in
+        PackedWeights(
+          base + layout.convolutions[index].weight.lowerBound,
+          bias: base + layout.convolutions[index].bias.lowerBound, taps: layer.kernel,
+          rows: config.inputChannels(of: index), columns: layer.channels, precision: precision)
+      }
+    }
+    packedLayers = packs(.single)
+    halfPackedLayers = packs(.half)
+    let tapPacks = { [layout] (precision: WeightPrecision) -> [[PackedWeights]]? in
+      guard InstructionSet.available != .none else { return nil }
+      return config.convolutions.enumerated().map { index, layer in
+        let rows = config.inputChannels(of: index)
+        return (0..<layer.kernel).map { tap in
+          PackedWeights(
+            base + layout.convolutions[index].weight.lowerBound + tap * rows * layer.channels,
+            bias: nil, taps: 1, rows: rows, columns: layer.channels, precision: precision)
+        }
+      }
+    }
+    packedTaps = tapPacks(.single)
+    halfPackedTaps = tapPacks(.half)
     restingColumns = Self.restingColumns(
       config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), layout: layout)
   }
 
   deinit { weights.deallocate() }
+
+  /// How this model runs on this machine: each layer's strategy, the windows per pass and the
+  /// streaming step's precision. Made on first use by `Planner` (measured here, or read from
+  /// the plan cache, or estimated when `SPOTTER_PLAN=estimate`), then kept.
+  public var plan: ExecutionPlan {
+    madePlan.withLock { plan in
+      if let plan { return plan }
+      let made = Planner.plan(for: self)
+      plan = made
+      return made
+    }
+  }
+
+  /// Uses `plan` instead of making one (for tests and tools that need a fixed plan). Has no
+  /// effect once a plan is in use.
+  public func adopt(_ plan: ExecutionPlan) {
+    madePlan.withLock { if $0 == nil { $0 = plan } }
+  }
 
   /// A copy of the parameters, for writing or fine-tuning.
   public var parameters: Parameters {
@@ -111,34 +164,65 @@ public final class Classifier: @unchecked Sendable {
     input.update(from: windows, count: batch * frames * features)
     var current = SequenceBatch(
       base: input, batch: batch, frames: frames, channels: features, windowStride: frames)
-    for (index, layer) in config.convolutions.enumerated() {
-      let frames = config.outputFrames(of: index)
-      let stride = workspace.strategy == .im2col ? frames : current.windowStride
-      let output = SequenceBatch(
-        base: workspace.activations[index + 1], batch: batch, frames: frames,
-        channels: layer.channels, windowStride: stride)
-      switch workspace.strategy {
-      case .winograd where winogradLayers[index] != nil:
-        winogradLayers[index]!.forward(
-          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
-          scratch: workspace.columns, output: output)
-      case .shiftedGEMM, .winograd:
-        TemporalConvolution.forwardShifted(
-          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
-          kernel: layer.kernel, dilation: layer.dilation, output: output)
-      case .im2col:
-        TemporalConvolution.forwardIm2col(
-          input: current, weight: convolutionWeight(index), bias: convolutionBias(index),
-          kernel: layer.kernel, dilation: layer.dilation, columns: workspace.columns, output: output
-        )
-      }
-      current = output
+    let strategies = batch == 1 ? workspace.single : workspace.batched
+    for index in config.convolutions.indices {
+      current = forward(
+        layer: index, strategy: strategies[index], input: current,
+        output: workspace.activations[index + 1], scratch: workspace.columns)
     }
     Head.averagePool(current, into: workspace.pooled)
     Head.linear(
       pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
       bias: linearBias, classes: config.classes, logits: probabilities)
     Head.softmax(probabilities, batch: batch, classes: config.classes)
+  }
+
+  /// Layer `index` on a batch: ReLU(conv(input) + bias) into `output`, by `strategy` (or the
+  /// nearest one this layer and CPU allow). Returns the output batch: compact (window stride
+  /// T_out), except shifted GEMM, which keeps the input's stride.
+  ///
+  /// Shapes: input (B, T_in, C_in); output ≥ B·T_in·C_out floats; scratch ≥ the Workspace's.
+  func forward(
+    layer index: Int, strategy: ConvolutionStrategy, input: SequenceBatch,
+    output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
+  ) -> SequenceBatch {
+    let layer = config.convolutions[index]
+    let frames = input.frames - layer.reach
+    let strategy = usable(strategy, layer: index)
+    let result = SequenceBatch(
+      base: output, batch: input.batch, frames: frames, channels: layer.channels,
+      windowStride: strategy == .shiftedGEMM ? input.windowStride : frames)
+    switch strategy {
+    case .winograd, .winogradPacked:
+      winogradLayers[index]!.forward(
+        input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
+        scratch: scratch, output: result,
+        packed: strategy == .winogradPacked ? packedLayers![index] : nil)
+    case .shiftedGEMM:
+      TemporalConvolution.forwardShifted(
+        input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
+        kernel: layer.kernel, dilation: layer.dilation, output: result)
+    case .im2col:
+      TemporalConvolution.forwardIm2col(
+        input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
+        kernel: layer.kernel, dilation: layer.dilation, columns: scratch, output: result)
+    case .packed:
+      TemporalConvolution.forwardPacked(
+        input: input, weights: packedLayers![index], dilation: layer.dilation, output: result)
+    }
+    return result
+  }
+
+  /// `strategy`, or the nearest that can run: no Winograd on a layer without three taps, no
+  /// packed kernels on a CPU without them (shifted GEMM when neither is left).
+  func usable(_ strategy: ConvolutionStrategy, layer index: Int) -> ConvolutionStrategy {
+    switch strategy {
+    case .winograd where winogradLayers[index] == nil: .shiftedGEMM
+    case .packed where packedLayers == nil: .shiftedGEMM
+    case .winogradPacked where winogradLayers[index] == nil: usable(.packed, layer: index)
+    case .winogradPacked where packedLayers == nil: .winograd
+    default: strategy
+    }
   }
 
   /// Probabilities for one (T, F) window. Allocates: for tools and tests, not the live path.
@@ -153,8 +237,11 @@ public final class Classifier: @unchecked Sendable {
     return probabilities
   }
 
-  /// A fresh per-stream state for this model.
-  public func makeStream() -> StreamState { StreamState(classifier: self) }
+  /// A fresh per-stream state for this model, its step reading weights in `precision` (the
+  /// plan's unless given).
+  public func makeStream(precision: WeightPrecision? = nil) -> StreamState {
+    StreamState(classifier: self, precision: precision)
+  }
 
   /// Runs a constant column through each layer: the same kernel as every forward pass, on
   /// 1 + (k − 1)·d copies of the previous layer's resting column.
@@ -191,28 +278,33 @@ public final class Classifier: @unchecked Sendable {
 /// Scratch buffers for `Classifier.predict`: one per thread, allocated once, reused for every
 /// batch. Sized for one tile of windows; a larger batch goes through tile by tile.
 public final class Workspace {
-  /// Windows per pass through the network. See `defaultTile` for why it is small.
+  /// Windows per pass through the network (the plan's, unless given).
   public let tile: Int
-  public let strategy: ConvolutionStrategy
+  /// Each layer's strategy for a single window, and for a tile of several.
+  public let single: [ConvolutionStrategy]
+  public let batched: [ConvolutionStrategy]
   /// Layer inputs and outputs, each (B, T, C) at window stride T.
   let activations: [UnsafeMutablePointer<Float>]
   let columns: UnsafeMutablePointer<Float>
   let pooled: UnsafeMutablePointer<Float>
-  private let sizes: [Int]
 
-  /// Windows per pass unless told otherwise: one, measured fastest with OpenBLAS's
-  /// small-matrix kernels (see `ConvolutionStrategy.default` for the numbers).
-  public static let defaultTile = 1
-
-  public init(
-    for classifier: Classifier, tile: Int = Workspace.defaultTile,
-    strategy: ConvolutionStrategy = .default
-  ) {
-    precondition(tile >= 1)
+  /// Scratch for `classifier`, run as its `plan` says unless `tile` or `strategy` is given
+  /// (`strategy` then serves every layer, batched or not).
+  public init(for classifier: Classifier, tile: Int? = nil, strategy: ConvolutionStrategy? = nil) {
     let config = classifier.config
-    self.tile = tile
-    let capacity = tile
-    self.strategy = strategy
+    let layers = config.convolutions.count
+    if let strategy {
+      single = Array(repeating: strategy, count: layers)
+      batched = single
+      self.tile = tile ?? 1
+    } else {
+      let plan = classifier.plan
+      single = plan.single
+      batched = plan.batched
+      self.tile = tile ?? plan.tile
+    }
+    precondition(self.tile >= 1, "tile \(self.tile) is empty")
+    let capacity = self.tile
     let frames = config.window
     var sizes = [capacity * frames * config.inputFeatures]
     var columnSize = 0
@@ -223,7 +315,6 @@ public final class Workspace {
         capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index),
         classifier.winogradLayers[index]?.scratchSize(batch: capacity) ?? 0)
     }
-    self.sizes = sizes
     activations = sizes.map { size in
       let buffer = UnsafeMutablePointer<Float>.allocate(capacity: size)
       buffer.initialize(repeating: 0, count: size)

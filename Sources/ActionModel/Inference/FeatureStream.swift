@@ -22,6 +22,7 @@ public final class FeatureStream {
   /// For `probabilities(into:)` without a streaming state: the window, and the network's
   /// scratch.
   private var windowCopy: [Float] = []
+  /// Made on first use: a stream whose windows are batched by its caller never needs one.
   private var workspace: Workspace?
 
   /// - Parameter streaming: keep the streaming network's state (a cheap step per frame); off
@@ -35,7 +36,6 @@ public final class FeatureStream {
     features = [Float](repeating: 0, count: config.inputFeatures)
     if !streaming {
       windowCopy = [Float](repeating: 0, count: config.window * config.inputFeatures)
-      workspace = Workspace(for: classifier)
     }
   }
 
@@ -70,6 +70,7 @@ public final class FeatureStream {
       return
     }
     windowCopy.withUnsafeMutableBufferPointer { window.copy(into: $0) }
+    if workspace == nil { workspace = Workspace(for: classifier, tile: 1) }
     windowCopy.withUnsafeBufferPointer {
       classifier.predict(windows: $0, count: 1, into: output, workspace: workspace!)
     }

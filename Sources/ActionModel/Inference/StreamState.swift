@@ -1,19 +1,32 @@
+import Linalg
+
 /// One stream's cached activations: each frame adds one new column to each layer, and the
 /// probabilities equal the window forward pass over the last T frames (within 1e-5).
 ///
 /// Concept: layer l keeps the last (k − 1)·d columns of its input (what its next output column
-/// reads) followed by the columns still to be consumed; the last layer's outputs are kept for T_out
-/// columns, which the pooling averages. A new stream starts as if it had seen T frames of
+/// reads) followed by the columns still to be consumed; the last layer's outputs are kept for
+/// T_out columns, which the pooling averages. A new stream starts as if it had seen T frames of
 /// nobody, which is what the window pass sees in a window zero-padded at its start, so the
 /// two agree from the first frame on.
 ///
 /// Implementation: `push` only stores the frame's features. The new columns are computed when
 /// probabilities are asked for (or `pendingLimit` frames have waited), all pending frames of a
-/// layer in one shifted GEMM over contiguous history, the same kernel as the window pass.
-/// Asked every frame, that is one GEMV-shaped GEMM per layer; asked every 10 frames, as the
-/// runtime does, each layer's weights are read once per 10 frames instead of 10 times, which is
-/// what a single stream's step is bound by (the weights, not the arithmetic). After each catch-up
-/// every buffer is shifted back so the history starts at column 0.
+/// layer in one shifted GEMM over contiguous history, the same kernel as the window pass: asked
+/// every 10 frames, as the runtime does, each layer's weights are read once per 10 frames. A
+/// history is shifted back to its start only when it runs out of room, not after every
+/// catch-up.
+///
+/// Asked every frame, a step is bound by reading the weights (600 KB in single precision, more
+/// than some CPUs' L2 cache), not by the arithmetic. So with Spotter's own kernels
+/// (`PackedGEMM`) a single frame takes another path: only the newest tap of each layer is
+/// applied now (a third of the weights); tap j's products with a column are needed (k − 1 − j)·d
+/// frames later, so they are made that many columns at a time, one GEMM reading the tap's
+/// weights once for all of them, and added into running sums of the outputs still to come
+/// (`partial`). Per frame that reads about 310 KB of the standard network's weights instead
+/// of 600 KB. And where the
+/// plan says so (caches that hold half-precision weights but not single), the weights are read
+/// in half precision: each rounded to 11 significant bits, arithmetic in single precision, the
+/// probabilities within 2e-3 of the window pass (tested); with single precision, within 1e-5.
 ///
 /// Allocates at `init`, never per frame. Not thread-safe: one state per stream.
 public final class StreamState {
@@ -24,20 +37,48 @@ public final class StreamState {
   public private(set) var pendingFrames = 0
   /// The most frames that wait before the layers catch up on their own.
   public let pendingLimit: Int
+  /// The precision of the weights the step reads.
+  public let precision: WeightPrecision
   private let histories: [History]  // layer l's input; the last one holds the pooled columns
+  /// The weights a catch-up reads, all taps together, and a one-frame step reads, tap by tap:
+  /// packed in the plan's precision, or nil for OpenBLAS.
+  private let packed: [PackedWeights]?
+  private let packedTaps: [[PackedWeights]]?
+  /// Per layer, the running sums of its next outputs (a ring of k·d rows, each C_out padded to
+  /// whole panels), their bias and the deferred taps' products so far.
+  private let partial: [UnsafeMutablePointer<Float>]
+  /// Per layer, the padded row width of `partial`.
+  private let partialWidth: [Int]
+  /// Scratch for d rows of a deferred tap's products, and a zero bias for them.
+  private let products: UnsafeMutablePointer<Float>
+  private let zeros: UnsafeMutablePointer<Float>
+  /// Columns each layer's input has received (since `reset`, counting its resting ones).
+  private var received: [Int]
+  /// Whether `partial` agrees with the histories (a catch-up of several frames does not keep it).
+  private var partialValid = false
+  /// The pooled average (C), and the sum of the pooled columns kept up to date by one-frame
+  /// steps (each adds its new column and takes off the one that left), summed afresh after a
+  /// catch-up of several frames and every `resumEvery` steps, so rounding cannot build up.
+  private let average: UnsafeMutablePointer<Float>
+  private let pooledSum: UnsafeMutablePointer<Float>
+  private var stepsSinceSum = Int.max
+  private static let resumEvery = 32
 
-  /// A contiguous history of columns: `kept` columns of context, then pending ones.
+  /// A contiguous history of columns: the last `kept` consumed ones, then pending ones, with
+  /// room to append before it has to be shifted back.
   private final class History {
     let channels: Int
     let kept: Int
+    let capacity: Int
     let buffer: UnsafeMutablePointer<Float>
     var filled: Int
 
-    init(kept: Int, pending: Int, channels: Int) {
+    init(kept: Int, room: Int, channels: Int) {
       self.channels = channels
       self.kept = kept
-      buffer = .allocate(capacity: (kept + pending) * channels)
-      buffer.initialize(repeating: 0, count: (kept + pending) * channels)
+      capacity = kept + room
+      buffer = .allocate(capacity: capacity * channels)
+      buffer.initialize(repeating: 0, count: capacity * channels)
       filled = kept
     }
 
@@ -55,28 +96,70 @@ public final class StreamState {
       filled = kept
     }
 
-    /// Moves the last `kept` columns to the front.
-    func compact() {
-      guard filled > kept else { return }
-      (buffer).update(from: buffer + (filled - kept) * channels, count: kept * channels)
-      filled = kept
+    /// Room for `count` more columns, keeping the last `keeping` (shifted to the front when
+    /// the end is reached).
+    func makeRoom(for count: Int, keeping: Int) {
+      guard filled + count > capacity else { return }
+      precondition(keeping + count <= capacity, "history of \(capacity) columns overflows")
+      buffer.update(from: buffer + (filled - keeping) * channels, count: keeping * channels)
+      filled = keeping
     }
+
+    /// Column `filled − 1 − age`.
+    func column(age: Int) -> UnsafeMutablePointer<Float> { buffer + (filled - 1 - age) * channels }
   }
 
-  /// - Parameter pendingLimit: frames that may wait for a catch-up; 32 by default, past the
-  ///   runtime's prediction stride of 10.
-  init(classifier: Classifier, pendingLimit: Int = 32) {
+  /// - Parameters:
+  ///   - pendingLimit: frames that may wait for a catch-up; 32 by default, past the runtime's
+  ///     prediction stride of 10.
+  ///   - precision: the weights' precision (the plan's by default); half needs the packed
+  ///     kernels, and without them OpenBLAS runs in single precision.
+  init(classifier: Classifier, pendingLimit: Int = 32, precision: WeightPrecision? = nil) {
     precondition(pendingLimit >= 1)
     self.classifier = classifier
     self.pendingLimit = pendingLimit
+    let precision = precision ?? classifier.plan.stream
+    packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
+    packedTaps = precision == .half ? classifier.halfPackedTaps : classifier.packedTaps
+    self.precision = packed == nil ? .single : precision
     let config = classifier.config
+    // Room for a catch-up and 16 columns more: one frame at a time, a history is shifted
+    // back once per 16 frames, not for each.
+    let room = pendingLimit + 16
     var histories = config.convolutions.enumerated().map { index, layer in
-      History(kept: layer.reach, pending: pendingLimit, channels: config.inputChannels(of: index))
+      History(kept: layer.reach, room: room, channels: config.inputChannels(of: index))
     }
     histories.append(
-      History(kept: config.pooledFrames, pending: pendingLimit, channels: config.pooledChannels))
+      History(kept: config.pooledFrames, room: room, channels: config.pooledChannels))
     self.histories = histories
+    let panel = packed?.first?.panelWidth ?? 1
+    partialWidth = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }
+    partial = config.convolutions.enumerated().map { index, layer in
+      let count = layer.kernel * layer.dilation * ((layer.channels + panel - 1) / panel * panel)
+      let ring = UnsafeMutablePointer<Float>.allocate(capacity: count)
+      ring.initialize(repeating: 0, count: count)
+      return ring
+    }
+    let widest = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
+    let deepest = config.convolutions.map { max($0.dilation, $0.reach) }.max()!
+    products = .allocate(capacity: deepest * widest)
+    products.initialize(repeating: 0, count: deepest * widest)
+    zeros = .allocate(capacity: widest)
+    zeros.initialize(repeating: 0, count: widest)
+    received = Array(repeating: 0, count: config.convolutions.count)
+    average = .allocate(capacity: config.pooledChannels)
+    average.initialize(repeating: 0, count: config.pooledChannels)
+    pooledSum = .allocate(capacity: config.pooledChannels)
+    pooledSum.initialize(repeating: 0, count: config.pooledChannels)
     reset()
+  }
+
+  deinit {
+    for ring in partial { ring.deallocate() }
+    products.deallocate()
+    zeros.deallocate()
+    average.deallocate()
+    pooledSum.deallocate()
   }
 
   /// Back to the start of a stream: as if T frames of nobody had been seen.
@@ -87,6 +170,9 @@ public final class StreamState {
     for index in 1..<histories.count {
       histories[index].reset(to: classifier.restingColumns[index - 1])
     }
+    for index in received.indices { received[index] = histories[index].kept }
+    partialValid = false
+    stepsSinceSum = .max
   }
 
   /// Takes one frame's F features (all zeros for nobody). Allocates nothing.
@@ -95,37 +181,143 @@ public final class StreamState {
     precondition(
       features.count == input.channels,
       "frame has \(features.count) features, the model takes F = \(input.channels)")
+    input.makeRoom(for: 1, keeping: input.kept + pendingFrames)
     (input.buffer + input.filled * input.channels).update(
       from: features.baseAddress!, count: input.channels)
     input.filled += 1
+    received[0] += 1
     pendingFrames += 1
     framesSeen += 1
     if pendingFrames == pendingLimit { catchUp() }
   }
 
-  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM.
+  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM,
+  /// or for a single frame with weights packed tap by tap, `step`.
   private func catchUp() {
     let pending = pendingFrames
     guard pending > 0 else { return }
+    if pending == 1, packedTaps != nil {
+      step()
+      pendingFrames = 0
+      return
+    }
+    partialValid = false
+    stepsSinceSum = .max
     let config = classifier.config
     for (index, layer) in config.convolutions.enumerated() {
       let input = histories[index]
       let output = histories[index + 1]
       let span = pending + layer.reach
-      TemporalConvolution.forwardShifted(
-        input: SequenceBatch(
-          base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
-          channels: input.channels, windowStride: span),
-        weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
-        kernel: layer.kernel, dilation: layer.dilation,
-        output: SequenceBatch(
-          base: output.buffer + output.filled * output.channels, batch: 1, frames: pending,
-          channels: output.channels, windowStride: span))
+      output.makeRoom(for: pending, keeping: output.kept)
+      let target = output.buffer + output.filled * output.channels
+      if let packed {
+        PackedGEMM.convolve(
+          rows: pending, input: input.buffer + (input.filled - span) * input.channels,
+          inputRowStride: input.channels, tapStride: layer.dilation * input.channels,
+          weights: packed[index], relu: true, into: target, outputRowStride: output.channels)
+      } else {
+        TemporalConvolution.forwardShifted(
+          input: SequenceBatch(
+            base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
+            channels: input.channels, windowStride: span),
+          weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
+          kernel: layer.kernel, dilation: layer.dilation,
+          output: SequenceBatch(
+            base: target, batch: 1, frames: pending, channels: output.channels,
+            windowStride: span))
+      }
       output.filled += pending
-      input.compact()
+      if index + 1 < received.count { received[index + 1] += pending }
     }
-    histories[histories.count - 1].compact()
     pendingFrames = 0
+  }
+
+  /// One new frame through every layer: the newest tap now, on top of the running sum of the
+  /// output's bias and older taps; each d-th column, the older taps' products for the last d
+  /// columns into the sums of the outputs that will need them.
+  private func step() {
+    let config = classifier.config
+    let taps = packedTaps!
+    for (index, layer) in config.convolutions.enumerated() {
+      let input = histories[index]
+      let output = histories[index + 1]
+      let (k, d, cin) = (layer.kernel, layer.dilation, input.channels)
+      let ring = k * d
+      let width = partialWidth[index]
+      let newest = received[index] - 1  // the column this step adds
+      if !partialValid { rebuild(layer: index, newest: newest) }
+      let slot = partial[index] + newest % ring * width
+      output.makeRoom(for: 1, keeping: output.kept)
+      PackedGEMM.convolve(
+        rows: 1, input: input.column(age: 0), inputRowStride: cin, tapStride: 0,
+        weights: taps[index][k - 1], bias: slot, relu: true,
+        into: output.buffer + output.filled * output.channels, outputRowStride: output.channels)
+      output.filled += 1
+      if index + 1 < received.count { received[index + 1] += 1 }
+      slot.update(from: classifier.convolutionBias(index), count: layer.channels)
+      if index + 1 == config.convolutions.count { slide(output) }
+      // Tap j's products are due (k − 1 − j)·d columns later: made in batches that long, each
+      // when its last column comes.
+      for tap in 0..<(k - 1) {
+        let lag = (k - 1 - tap) * d
+        guard (newest + 1) % lag == 0 else { continue }
+        deferred(layer: index, tap: tap, first: newest - lag + 1, count: lag, newest: newest)
+      }
+    }
+    partialValid = true
+  }
+
+  /// The pooled sum after the last layer's step: plus its new column, minus the one that left.
+  private func slide(_ pooled: History) {
+    guard stepsSinceSum < Self.resumEvery else {
+      stepsSinceSum = .max
+      return
+    }
+    stepsSinceSum += 1
+    let entering = pooled.column(age: 0)
+    let leaving = pooled.column(age: pooled.kept)
+    for channel in 0..<pooled.channels {
+      pooledSum[channel] += entering[channel] - leaving[channel]
+    }
+  }
+
+  /// Adds tap `tap`'s products with input columns first ..< first + count (the newest being
+  /// `newest`) into the running sums of the outputs they feed, (k − 1 − tap)·d columns later.
+  private func deferred(layer index: Int, tap: Int, first: Int, count: Int, newest: Int) {
+    guard count > 0 else { return }
+    let layer = classifier.config.convolutions[index]
+    let input = histories[index]
+    let width = partialWidth[index]
+    let ring = layer.kernel * layer.dilation
+    let lag = (layer.kernel - 1 - tap) * layer.dilation
+    PackedGEMM.convolve(
+      rows: count, input: input.column(age: newest - first), inputRowStride: input.channels,
+      tapStride: 0, weights: packedTaps![index][tap], bias: zeros, relu: false, into: products,
+      outputRowStride: width)
+    for row in 0..<count {
+      let sum = partial[index] + (first + row + lag) % ring * width
+      let product = products + row * width
+      for channel in 0..<layer.channels { sum[channel] += product[channel] }
+    }
+  }
+
+  /// Makes layer `index`'s running sums agree with its history, before column `newest` is
+  /// added: the bias for every output still to come, plus the older taps' products of the
+  /// columns of every whole batch of d before `newest`.
+  private func rebuild(layer index: Int, newest: Int) {
+    let layer = classifier.config.convolutions[index]
+    let (k, d) = (layer.kernel, layer.dilation)
+    let width = partialWidth[index]
+    for row in 0..<(k * d) {
+      (partial[index] + row * width).update(
+        from: classifier.convolutionBias(index), count: layer.channels)
+    }
+    for tap in 0..<(k - 1) {
+      let lag = (k - 1 - tap) * d
+      let batched = newest / lag * lag  // the columns before this are in whole batches
+      deferred(
+        layer: index, tap: tap, first: newest - lag, count: batched - newest + lag, newest: newest)
+    }
   }
 
   /// The probabilities over the model's labels for the last T frames (K floats), after
@@ -135,12 +327,16 @@ public final class StreamState {
     precondition(output.count == config.classes, "probabilities need K = \(config.classes) floats")
     catchUp()
     let pooled = histories[histories.count - 1]
-    let columns = SequenceBatch(
-      base: pooled.buffer, batch: 1, frames: pooled.kept, channels: pooled.channels,
-      windowStride: pooled.kept)
-    // The pooled history's pending space holds nothing after a catch-up: average into it.
-    let average = pooled.buffer + pooled.kept * pooled.channels
-    Head.averagePool(columns, into: average)
+    if stepsSinceSum > Self.resumEvery {
+      let columns = SequenceBatch(
+        base: pooled.column(age: pooled.kept - 1), batch: 1, frames: pooled.kept,
+        channels: pooled.channels, windowStride: pooled.kept)
+      Head.averagePool(columns, into: pooledSum)
+      for channel in 0..<pooled.channels { pooledSum[channel] *= Float(pooled.kept) }
+      stepsSinceSum = 0
+    }
+    let scale = 1 / Float(pooled.kept)
+    for channel in 0..<pooled.channels { average[channel] = pooledSum[channel] * scale }
     Head.linear(
       pooled: UnsafePointer(average), batch: 1, channels: config.pooledChannels,
       weight: classifier.linearWeight, bias: classifier.linearBias, classes: config.classes,

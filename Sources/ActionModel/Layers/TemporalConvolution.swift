@@ -13,10 +13,9 @@ struct SequenceBatch {
   var spannedRows: Int { (batch - 1) * windowStride + frames }
 }
 
-/// How a convolution turns into GEMM work. Both give the same numbers (to float rounding).
-///
-/// Measured with `spotter-bench` (release, 1 OpenBLAS thread, the standard network, a 2-core
-/// Cooper Lake machine, sgemm peak 100 GFLOP/s): see `ConvolutionStrategy.default`.
+/// How a convolution turns into GEMM work. All give the same numbers (to float rounding); which
+/// is fastest depends on the CPU, its caches and the layer's shape, so each layer's is chosen
+/// by measuring on the machine at hand (`Planner`), never by a table from one machine.
 public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// k GEMMs per layer over the whole batch, each reading the input shifted by j·d rows. No
   /// copies, but K = C_in per GEMM, and rows between windows are computed and thrown away.
@@ -27,6 +26,15 @@ public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// Winograd F(2, 3) for three-tap layers (two thirds of the GEMM work; see
   /// `WinogradLayer`), shifted GEMM for any other kernel.
   case winograd
+  /// Spotter's own kernel (`PackedGEMM`): the k taps read the input rows in place (no copies,
+  /// no thrown-away rows), weights packed once per model in panels a register tile streams
+  /// through, bias and ReLU applied as the tile is stored, a panel's weights read once for all
+  /// the windows of a pass. Needs AVX2 or AVX-512 (else shifted GEMM runs instead).
+  case packed
+  /// Winograd F(2, 3) with its four products and its direct frames on Spotter's own kernels:
+  /// two thirds of the packed kernel's work, plus the transforms (three-tap layers with the
+  /// kernels; else `winograd` or `packed`).
+  case winogradPacked = "winograd-packed"
 }
 
 /// Temporal convolution with dilation and no padding, bias and ReLU (batch norm folded in).
@@ -88,6 +96,24 @@ enum TemporalConvolution {
     relu(output.base, count: rows * cout)
   }
 
+  /// The same convolution by `PackedGEMM`: each window's T_out rows read the input in place.
+  ///
+  /// Shapes: input (B, T_in, C_in) at any window stride; weights packed (k, C_in, C_out) with
+  /// the bias; output (B, T_out, C_out) at its own stride.
+  static func forwardPacked(
+    input: SequenceBatch, weights: PackedWeights, dilation: Int, output: SequenceBatch
+  ) {
+    let cin = input.channels
+    precondition(
+      output.frames == input.frames - (weights.taps - 1) * dilation && cin == weights.rows
+        && output.channels == weights.columns && output.batch == input.batch)
+    PackedGEMM.convolve(
+      windows: input.batch, rows: output.frames, input: input.base, inputRowStride: cin,
+      tapStride: dilation * cin, inputWindowStride: input.windowStride * cin, weights: weights,
+      relu: true, into: output.base, outputRowStride: output.channels,
+      outputWindowStride: output.windowStride * output.channels)
+  }
+
   static func fillRows(
     _ base: UnsafeMutablePointer<Float>, rows: Int, with bias: UnsafePointer<Float>, channels: Int
   ) {
@@ -99,30 +125,4 @@ enum TemporalConvolution {
   static func relu(_ base: UnsafeMutablePointer<Float>, count: Int) {
     for index in 0..<count { base[index] = max(base[index], 0) }
   }
-}
-
-extension ConvolutionStrategy {
-  /// Winograd F(2, 3), one window at a time (`Workspace.defaultTile` = 1), chosen by measurement.
-  ///
-  /// `spotter-bench`, release, 1 OpenBLAS thread (0.3.21, Cooper Lake kernels, large-sgemm
-  /// peak 104 GFLOP/s), standard network (0.15 M parameters, 13.3 MFLOP a window by the direct
-  /// count), 2026-11-30; GFLOP/s are direct-count FLOPs over time:
-  ///
-  /// | path                          | per window | GFLOP/s |
-  /// | ----------------------------- | ---------- | ------- |
-  /// | batch 1, winograd             |  99 µs     | 134     |
-  /// | batch 1, shifted              | 128 µs     | 104     |
-  /// | batch 1, im2col               | 156 µs     |  85     |
-  /// | batch 64, winograd, tile 1    | 104 µs     | 128     |
-  /// | batch 64, winograd, tile 8    | 106 µs     | 125     |
-  /// | batch 64, shifted, tile 1     | 124 µs     | 107     |
-  /// | batch 64, shifted, tile 8     | 176 µs     |  75     |
-  /// | batch 64, im2col, tile 16     | 138 µs     |  96     |
-  ///
-  /// Every GEMM here runs in OpenBLAS's small-matrix kernels at the large-sgemm peak, so what
-  /// wins is less GEMM work: Winograd does two thirds of it. Stacking windows into bigger GEMMs
-  /// adds thrown-away rows (shifted) or copies (im2col) and leaves the L2 cache, so batches go
-  /// window by window; the other paths stay for machines where they win (`spotter-bench`
-  /// measures them all).
-  public static let `default` = ConvolutionStrategy.winograd
 }

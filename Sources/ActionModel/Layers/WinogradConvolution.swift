@@ -25,6 +25,11 @@ struct WinogradLayer: Sendable {
   let singles: [Int]
   /// The four transformed filters, each (C_in, C_out), one after another.
   let transformed: [Float]
+  /// The same, packed for `PackedGEMM` (nil on CPUs without Spotter's kernels).
+  let packedFilters: [PackedWeights]?
+  /// The frames computed directly, as runs of consecutive frames (start, count): with packed
+  /// kernels each run is one call that reads the input in place.
+  let singleRuns: [(start: Int, count: Int)]
 
   /// Shapes: weight (3, C_in, C_out).
   init(
@@ -60,6 +65,25 @@ struct WinogradLayer: Sendable {
       transformed[3 * size + index] = g2
     }
     self.transformed = transformed
+    packedFilters =
+      InstructionSet.available == .none
+      ? nil
+      : (0..<4).map { product in
+        transformed.withUnsafeBufferPointer {
+          PackedWeights(
+            $0.baseAddress! + product * size, bias: nil, taps: 1, rows: inputChannels,
+            columns: outputChannels)
+        }
+      }
+    var runs: [(start: Int, count: Int)] = []
+    for t in singles {
+      if let last = runs.last, last.start + last.count == t {
+        runs[runs.count - 1].count += 1
+      } else {
+        runs.append((t, 1))
+      }
+    }
+    singleRuns = runs
   }
 
   /// Floats of scratch this layer needs for `batch` windows.
@@ -72,11 +96,14 @@ struct WinogradLayer: Sendable {
 
   /// out (B, T_out, C_out) = ReLU(conv(input) + bias); the output keeps the input's window stride.
   ///
+  /// With `packed` (the layer's direct weights and bias, packed), the four products and the
+  /// direct frames run on Spotter's own kernels, else on OpenBLAS.
+  ///
   /// Shapes: input (B, T_in, C_in) at stride S; weight (3, C_in, C_out) for the direct frames;
   /// bias (C_out); scratch ≥ `scratchSize(batch:)`.
   func forward(
     input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-    scratch: UnsafeMutablePointer<Float>, output: SequenceBatch
+    scratch: UnsafeMutablePointer<Float>, output: SequenceBatch, packed: PackedWeights? = nil
   ) {
     let cin = inputChannels
     let cout = outputChannels
@@ -92,6 +119,11 @@ struct WinogradLayer: Sendable {
         let d0 = input.base + (window * input.windowStride + start) * cin
         let (d1, d2, d3) = (d0 + d * cin, d0 + 2 * d * cin, d0 + 3 * d * cin)
         let u1 = transformedInputs + tile * cin
+        if packed != nil {
+          PackedGEMM.winogradInput(
+            frames: d0, step: d * cin, channels: cin, into: u1, plane: tiles * cin)
+          continue
+        }
         let u2 = u1 + tiles * cin
         let u3 = u2 + tiles * cin
         let u4 = u3 + tiles * cin
@@ -103,7 +135,14 @@ struct WinogradLayer: Sendable {
         }
       }
     }
-    if tiles > 0 {
+    if tiles > 0, packed != nil, let packedFilters {
+      for product in 0..<4 {
+        PackedGEMM.convolve(
+          rows: tiles, input: transformedInputs + product * tiles * cin, inputRowStride: cin,
+          tapStride: 0, weights: packedFilters[product], relu: false,
+          into: products + product * tiles * cout, outputRowStride: cout)
+      }
+    } else if tiles > 0 {
       transformed.withUnsafeBufferPointer { filters in
         for product in 0..<4 {
           BLAS.gemm(
@@ -119,16 +158,34 @@ struct WinogradLayer: Sendable {
       for (index, start) in tileStarts.enumerated() {
         let tile = window * tilesPerWindow + index
         let m1 = products + tile * cout
+        let first = output.base + (window * output.windowStride + start) * cout
+        let second = first + d * cout
+        if packed != nil {
+          PackedGEMM.winogradOutput(
+            products: m1, plane: tiles * cout, bias: bias, channels: cout, first: first,
+            second: second)
+          continue
+        }
         let m2 = m1 + tiles * cout
         let m3 = m2 + tiles * cout
         let m4 = m3 + tiles * cout
-        let first = output.base + (window * output.windowStride + start) * cout
-        let second = first + d * cout
         for c in 0..<cout {
           first[c] = max(bias[c] + m1[c] + m2[c] + m3[c], 0)
           second[c] = max(bias[c] + m2[c] - m3[c] - m4[c], 0)
         }
       }
+    }
+    if let packed {
+      for window in 0..<input.batch {
+        for run in singleRuns {
+          PackedGEMM.convolve(
+            rows: run.count, input: input.base + (window * input.windowStride + run.start) * cin,
+            inputRowStride: cin, tapStride: d * cin, weights: packed, relu: true,
+            into: output.base + (window * output.windowStride + run.start) * cout,
+            outputRowStride: cout)
+        }
+      }
+      return
     }
     directFrames(
       input: input, weight: weight, bias: bias, scratch: products + 4 * tiles * cout, output: output

@@ -54,7 +54,7 @@ enum InspectCommand {
     let (metadata, parameters) = try WeightsFile.read(path)
     print(
       json
-        ? WeightsInspection.json(path: path, metadata: metadata)
+        ? WeightsInspection.json(path: path, metadata: metadata, parameters: parameters)
         : WeightsInspection.text(path: path, metadata: metadata, parameters: parameters))
     return 0
   }

@@ -45,15 +45,34 @@ enum WeightsInspection {
     for key in metadata.provenance.notes.keys.sorted() {
       lines.append("  \(key): \(metadata.provenance.notes[key]!)")
     }
+    let plan = Classifier(metadata: metadata, parameters: parameters).plan
+    row("CPU", "\(Planner.cpuName) (Spotter's kernels: \(Planner.kernels))")
+    lines.append(plan.description.prefix(1).uppercased() + plan.description.dropFirst())
     return lines.joined(separator: "\n")
   }
 
-  static func json(path: String, metadata: ModelMetadata) -> String {
+  static func json(path: String, metadata: ModelMetadata, parameters: Parameters) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let body = String(decoding: try! encoder.encode(metadata), as: UTF8.self)
     let count = metadata.architecture.parameterCount
-    return #"{"file":\#(jsonString(path)),"parameters":\#(count),"metadata":\#(body)}"#
+    let plan = Classifier(metadata: metadata, parameters: parameters).plan
+    let origin: String
+    switch plan.origin {
+    case .measured: origin = "measured"
+    case .cached: origin = "cached"
+    case .estimated: origin = "estimated"
+    }
+    let object: [String: Any] = [
+      "cpu": Planner.cpuName, "kernels": Planner.kernels,
+      "single": plan.single.map(\.rawValue), "batched": plan.batched.map(\.rawValue),
+      "tile": plan.tile, "stream": plan.stream.rawValue, "origin": origin,
+    ]
+    let planText = String(
+      decoding: try! JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+    return #"{"file":\#(jsonString(path)),"parameters":\#(count),"metadata":\#(body),"#
+      + #""plan":\#(planText)}"#
   }
 
   private static func jsonString(_ text: String) -> String {

@@ -1,3 +1,4 @@
+import ActionModel
 import Poses
 import Spotter
 
@@ -18,6 +19,8 @@ final class Connection {
   private var waiting: [(line: LineSplitter.Line, number: Int)] = []
   private(set) var output: [UInt8] = []
   private(set) var session: Session?
+  /// The network's state for this session's windows, which the daemon batches.
+  private(set) lazy var slidingState = SlidingWindowState(classifier: daemon.classifier)
   private var decoder: PoseLineDecoder?
   private var frame = PeopleFrame()
   private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
@@ -152,6 +155,20 @@ final class Connection {
   /// history.
   func finish() {
     guard let session else { return }
+    // A prediction still due is made here, alone, as the daemon's batch would have.
+    while session.predictionDue {
+      let classifier = daemon.classifier
+      var window = [Float](
+        repeating: 0, count: classifier.config.window * classifier.config.inputFeatures)
+      var probabilities = [Float](repeating: 0, count: classifier.config.classes)
+      window.withUnsafeMutableBufferPointer { session.copyWindow(into: $0) }
+      window.withUnsafeBufferPointer { window in
+        probabilities.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: window, count: 1, into: $0, states: [slidingState])
+        }
+      }
+      probabilities.withUnsafeBufferPointer { session.resume(with: $0) { send($0) } }
+    }
     session.finish(emit: { send($0) }, counters: counters)
     if let recorder { daemon.record(recorder.record) }
     self.session = nil

@@ -1,0 +1,173 @@
+import COpenBLAS
+
+/// The vector instructions Spotter's own kernels (`PackedGEMM`) use on this CPU.
+public enum InstructionSet: Int32, Sendable, CaseIterable, CustomStringConvertible {
+  /// No kernels of Spotter's own: OpenBLAS does all the work.
+  case none = 0
+  /// 256-bit AVX2 with FMA and F16C (Haswell, Zen and later).
+  case avx2 = 1
+  /// 512-bit AVX-512F (Skylake-SP, Ice Lake, Sapphire Rapids, Zen 4 and later).
+  case avx512 = 2
+
+  /// The widest one this CPU and OS support (`spk_instruction_set`), read once.
+  public static let available = InstructionSet(rawValue: spk_instruction_set()) ?? .none
+
+  /// Whether this CPU runs kernels of `self` (every set up to `available`).
+  public var isSupported: Bool { rawValue <= Self.available.rawValue }
+
+  public var description: String {
+    switch self {
+    case .none: "none"
+    case .avx2: "AVX2"
+    case .avx512: "AVX-512"
+    }
+  }
+}
+
+/// How `PackedWeights` stores its values. Arithmetic is single precision either way.
+public enum WeightPrecision: String, Sendable, CaseIterable {
+  /// 4 bytes a weight, exact.
+  case single
+  /// 2 bytes a weight (IEEE half), widened to float as they are read (F16C / AVX-512F):
+  /// half the memory traffic, for work bound by reading weights (a streaming step); each
+  /// weight is rounded to 11 significant bits.
+  case half
+}
+
+/// Weights (taps, K, N) and a bias (N), packed once for `PackedGEMM` on one instruction set.
+///
+/// Layout: panels of `panelWidth` columns (two vectors), each holding, tap by tap and row by
+/// row, its columns contiguously, zero-padded past N, so a kernel streams one panel straight
+/// through memory. The bias is padded to whole panels the same way. Immutable after `init`.
+public final class PackedWeights: @unchecked Sendable {
+  public let taps: Int
+  public let rows: Int
+  public let columns: Int
+  public let instructionSet: InstructionSet
+  public let precision: WeightPrecision
+  /// Columns per panel: 32 for AVX-512, 16 for AVX2.
+  public let panelWidth: Int
+  let storage: UnsafeMutableRawPointer
+  let bias: UnsafeMutablePointer<Float>
+
+  /// Shapes: weights (taps, K, N), row-major; bias (N), or zeros when nil.
+  /// - Precondition: `instructionSet` is supported here.
+  public init(
+    _ weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, taps: Int, rows: Int,
+    columns: Int, instructionSet: InstructionSet = .available, precision: WeightPrecision = .single
+  ) {
+    precondition(
+      instructionSet != .none && instructionSet.isSupported,
+      "PackedWeights: \(instructionSet) kernels do not run on this CPU (it has "
+        + "\(InstructionSet.available))")
+    precondition(taps >= 1 && rows >= 1 && columns >= 1, "PackedWeights: empty shape")
+    self.taps = taps
+    self.rows = rows
+    self.columns = columns
+    self.instructionSet = instructionSet
+    self.precision = precision
+    let width = Int(spk_panel_width(instructionSet.rawValue))
+    panelWidth = width
+    let panels = (columns + width - 1) / width
+    let count = panels * taps * rows * width
+    let size = precision == .single ? 4 : 2
+    storage = .allocate(byteCount: count * size, alignment: 64)
+    storage.initializeMemory(as: UInt8.self, repeating: 0, count: count * size)
+    for panel in 0..<panels {
+      for tap in 0..<taps {
+        for row in 0..<rows {
+          let target = ((panel * taps + tap) * rows + row) * width
+          for lane in 0..<min(width, columns - panel * width) {
+            let value = weights[(tap * rows + row) * columns + panel * width + lane]
+            switch precision {
+            case .single:
+              storage.storeBytes(of: value, toByteOffset: (target + lane) * 4, as: Float.self)
+            case .half:
+              storage.storeBytes(
+                of: Float16(value).bitPattern, toByteOffset: (target + lane) * 2, as: UInt16.self)
+            }
+          }
+        }
+      }
+    }
+    self.bias = .allocate(capacity: panels * width)
+    self.bias.initialize(repeating: 0, count: panels * width)
+    if let bias { self.bias.update(from: bias, count: columns) }
+  }
+
+  deinit {
+    storage.deallocate()
+    bias.deallocate()
+  }
+
+  /// Bytes the packed weights take.
+  public var byteCount: Int {
+    (columns + panelWidth - 1) / panelWidth * panelWidth * taps * rows
+      * (precision == .single ? 4 : 2)
+  }
+}
+
+/// Spotter's own GEMM for convolutions over few frames (`spk_gemm`, packed_kernels.h).
+public enum PackedGEMM {
+  /// For each of `windows` windows, C (M, N) = act(bias + Σ_tap A_tap (M, K) · W_tap (K, N)),
+  /// where A_tap's row r starts at `input + tap · tapStride + r · inputRowStride` (the shifted
+  /// rows of a convolution, read in place) and act is ReLU or nothing (`spk_gemm`).
+  ///
+  /// Shapes: window w's input starts `w · inputWindowStride` floats after `input`, its output
+  /// `w · outputWindowStride` floats after `output`; rows of C are `outputRowStride` apart.
+  /// `bias`, when given instead of the weights' own, holds N floats and zeros up to whole
+  /// panels (`panelWidth`).
+  public static func convolve(
+    windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
+    tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights,
+    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
+    outputRowStride: Int, outputWindowStride: Int = 0
+  ) {
+    precondition(
+      windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
+        && outputRowStride >= weights.columns && tapStride >= 0,
+      "spk_gemm: \(windows) windows of A [\(rows), \(weights.rows)] (row stride "
+        + "\(inputRowStride)) · W [\(weights.taps), \(weights.rows), \(weights.columns)] cannot "
+        + "fill C with row stride \(outputRowStride)")
+    precondition(
+      windows <= 1 || (inputWindowStride > 0 && outputWindowStride >= rows * outputRowStride),
+      "spk_gemm: windows overlap (input window stride \(inputWindowStride), output "
+        + "\(outputWindowStride))")
+    if windows == 0 || rows == 0 { return }
+    spk_gemm(
+      weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows),
+      inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
+      Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
+      UnsafeRawPointer(weights.storage), bias ?? UnsafePointer(weights.bias), output,
+      outputRowStride, relu ? 1 : 0)
+  }
+
+  /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,
+  /// `step` floats apart from `frames`, the rows U1 = d0 − d2, U2 = d1 + d2, U3 = d2 − d1,
+  /// U4 = d1 − d3, `plane` floats apart from `into`.
+  ///
+  /// Shapes: each frame and each row (C) floats. Needs the kernels (`InstructionSet.avx2`).
+  public static func winogradInput(
+    frames: UnsafePointer<Float>, step: Int, channels: Int, into rows: UnsafeMutablePointer<Float>,
+    plane: Int
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd_input: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd_input(frames, step, Int32(channels), rows, plane)
+  }
+
+  /// Its output transform (`spk_winograd_output`): from products m1…m4, `plane` floats apart,
+  /// first = ReLU(bias + m1 + m2 + m3) and second = ReLU(bias + m2 − m3 − m4).
+  ///
+  /// Shapes: products, bias, first and second (C). Needs the kernels.
+  public static func winogradOutput(
+    products: UnsafePointer<Float>, plane: Int, bias: UnsafePointer<Float>, channels: Int,
+    first: UnsafeMutablePointer<Float>, second: UnsafeMutablePointer<Float>
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd_output: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd_output(products, plane, bias, Int32(channels), first, second)
+  }
+}
