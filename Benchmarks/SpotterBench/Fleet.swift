@@ -23,16 +23,9 @@ enum Fleet {
       .value("weights", "FILE", "The model the daemons load.", default: "Weights/default.spotter"),
     ],
     run: { arguments in
-      let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
-      let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      var load = ServeLoad.Options(
-        spotter: executable.deletingLastPathComponent().appendingPathComponent("spotter").path,
-        weights: arguments.values["weights"] ?? repository + "/Weights/default.spotter")
-      load.clients = try arguments.int("clients", range: 1...5000)!
-      load.workouts = try arguments.int("workouts", range: 1...100)!
-      load.plan = arguments.string("plan")!
-      return try run(load, daemons: try arguments.int("daemons", range: 1...16)!) ? 0 : 1
+      return try run(
+        try ServeLoad.Options(arguments), daemons: try arguments.int("daemons", range: 1...16)!)
+        ? 0 : 1
     })
 
   static func run(_ options: ServeLoad.Options, daemons count: Int) throws -> Bool {

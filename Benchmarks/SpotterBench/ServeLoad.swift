@@ -1,4 +1,5 @@
 import ActionModel
+import ArgumentParsing
 import Foundation
 import MotionSynth
 import Poses
@@ -31,6 +32,19 @@ enum ServeLoad {
     var history: String?
     /// Stream to a server (or a balancer) already on 127.0.0.1:port instead of starting one.
     var port: UInt16?
+
+    /// The options the serve and fleet commands share: `clients`, `workouts`, `plan` and
+    /// `weights`, with the `spotter` built next to this benchmark.
+    init(_ arguments: ParsedArguments) throws {
+      let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+      let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      spotter = executable.deletingLastPathComponent().appendingPathComponent("spotter").path
+      weights = arguments.values["weights"] ?? repository + "/Weights/default.spotter"
+      clients = try arguments.int("clients", range: 1...5000)!
+      workouts = try arguments.int("workouts", range: 1...100)!
+      plan = arguments.string("plan")!
+    }
   }
 
   /// One recorded workout: the lines to send, each frame's stream time, and what should come back.

@@ -43,15 +43,7 @@ let serve = Command(
     .value("port", "N", "Stream to a server or balancer on 127.0.0.1:N instead of starting one."),
   ],
   run: { arguments in
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().path
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var load = ServeLoad.Options(
-      spotter: executable.deletingLastPathComponent().appendingPathComponent("spotter").path,
-      weights: arguments.values["weights"] ?? repository + "/Weights/default.spotter")
-    load.clients = try arguments.int("clients", range: 1...5000)!
-    load.workouts = try arguments.int("workouts", range: 1...100)!
-    load.plan = arguments.string("plan")!
+    var load = try ServeLoad.Options(arguments)
     load.history = arguments.values["history"]
     load.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
     try ServeLoad.run(load)

@@ -5,42 +5,8 @@ import Testing
 /// `spotter report`, `spotter count --report` and `spotter classify --report`, run as a user
 /// runs them: the marks on each page against the events the same run printed.
 @Suite(.serialized) struct ReportCommandTests {
-  /// The built `spotter` next to this test bundle.
-  static let binary: String = {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var folder = bundle.deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("spotter").path) {
-      folder = folder.deletingLastPathComponent()
-      precondition(folder.path != "/", "cannot find the spotter binary next to \(bundle.path)")
-    }
-    return folder.appendingPathComponent("spotter").path
-  }()
-
-  struct Result {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-  }
-
-  static func spotter(_ arguments: [String]) throws -> Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["SPOTTER_WEIGHTS"] = nil
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-      stderr: String(decoding: stderr, as: UTF8.self))
+  static func spotter(_ arguments: [String]) throws -> SpotterProcess.Result {
+    try SpotterProcess.run(arguments)
   }
 
   /// A synthetic recording with known counts, and the folder it is in.

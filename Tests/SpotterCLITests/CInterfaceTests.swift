@@ -77,7 +77,7 @@ import Testing
     """#
 
   @Test func aCProgramLoadsPredictsAndStreams() throws {
-    let binary = URL(fileURLWithPath: Spotter.binary).deletingLastPathComponent()
+    let binary = URL(fileURLWithPath: SpotterProcess.binary).deletingLastPathComponent()
     let library = binary.appendingPathComponent("libSpotterC.so")
     try #require(
       FileManager.default.fileExists(atPath: library.path),

@@ -2,56 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Runs the real `spotter` binary, as a user would.
-enum Spotter {
-  /// The built `spotter` next to this test bundle.
-  static let binary: String = {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var folder = bundle.deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("spotter").path) {
-      folder = folder.deletingLastPathComponent()
-      precondition(folder.path != "/", "cannot find the spotter binary next to \(bundle.path)")
-    }
-    return folder.appendingPathComponent("spotter").path
-  }()
-
-  struct Result {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-  }
-
-  static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
-    throws -> Result
-  {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    var inherited = ProcessInfo.processInfo.environment
-    inherited["SPOTTER_WEIGHTS"] = nil
-    process.environment = inherited.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-      stderr: String(decoding: stderr, as: UTF8.self))
-  }
-}
-
 @Suite struct CommandLineTests {
   @Test func inspectDescribesAPoseFile() throws {
     let path = Fixtures.file(Fixtures.squatFile(frames: 90, fps: 30))
-    let result = try Spotter.run(["inspect", path])
+    let result = try SpotterProcess.run(["inspect", path])
     #expect(result.status == 0)
     #expect(result.stdout.contains("coco17 (17 joints; pixels, origin top-left)"))
     #expect(result.stdout.contains("Frames            90"))
@@ -66,7 +20,7 @@ enum Spotter {
     lines.insert("{broken", at: 3)
     lines.insert("{\"t\":9,\"pose\":[]}", at: 6)
     let path = Fixtures.file(lines.joined(separator: "\n"))
-    let result = try Spotter.run(["inspect", "--json", path])
+    let result = try SpotterProcess.run(["inspect", "--json", path])
     #expect(result.status == 0)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -83,7 +37,7 @@ enum Spotter {
   /// The rehab mode: a squatter's knees bend and straighten; the range is the difference.
   @Test func measureFollowsAJointsAngle() throws {
     let path = Fixtures.file(Fixtures.squatFile(frames: 120, fps: 30))
-    let result = try Spotter.run(["measure", "--joint", "knee", "--json", path])
+    let result = try SpotterProcess.run(["measure", "--joint", "knee", "--json", path])
     #expect(result.status == 0, "\(result.stderr)")
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -91,25 +45,25 @@ enum Spotter {
     let left = try #require(object["left"] as? [String: Double])
     #expect(left["straightest"]! > left["most_bent"]! + 20)
     #expect(abs(left["range"]! - (left["straightest"]! - left["most_bent"]!)) < 1e-6)
-    let table = try Spotter.run(["measure", "--side", "right", path])
+    let table = try SpotterProcess.run(["measure", "--side", "right", path])
     #expect(table.stdout.contains("right: most bent"))
-    #expect(try Spotter.run(["measure", "--joint", "ankle", path]).status == 64)
+    #expect(try SpotterProcess.run(["measure", "--joint", "ankle", path]).status == 64)
   }
 
   @Test func inspectReadsStandardInput() throws {
-    let result = try Spotter.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
+    let result = try SpotterProcess.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
     #expect(result.status == 0)
     #expect(result.stdout.contains("<stdin>"))
     #expect(result.stdout.contains("Frames            31"))
   }
 
   @Test func helpIsDrivenByTheOptionTableAndShowsDefaults() throws {
-    let result = try Spotter.run(["inspect", "--help"])
+    let result = try SpotterProcess.run(["inspect", "--help"])
     #expect(result.status == 0)
     #expect(result.stdout.contains("Usage: spotter inspect [options] [FILE]"))
     #expect(result.stdout.contains("--errors N"))
     #expect(result.stdout.contains("(default: 5)"))
-    let top = try Spotter.run(["--help"])
+    let top = try SpotterProcess.run(["--help"])
     #expect(top.status == 0 && top.stdout.contains("inspect"))
   }
 
@@ -136,19 +90,19 @@ enum Spotter {
 
   @Test(arguments: usageErrors)
   func usageErrorsExit64WithAHint(_ arguments: [String], _ message: String) throws {
-    let result = try Spotter.run(arguments)
+    let result = try SpotterProcess.run(arguments)
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix(message), "got: \(result.stderr)")
     #expect(result.stdout.isEmpty)
   }
 
   @Test func failuresExit1WithTheReason() throws {
-    let result = try Spotter.run(["inspect", "/nonexistent/file.jsonl"])
+    let result = try SpotterProcess.run(["inspect", "/nonexistent/file.jsonl"])
     #expect(result.status == 1)
     #expect(
       result.stderr.hasPrefix("Error: /nonexistent/file.jsonl: no such file or folder\nHint: "))
     let bad = Fixtures.file("{\"spotter\":\"poses\",\"layout\":\"coco99\"}\n")
-    let header = try Spotter.run(["inspect", bad])
+    let header = try SpotterProcess.run(["inspect", bad])
     #expect(header.status == 1)
     #expect(header.stderr.contains("\(bad):1: unknown layout \"coco99\""))
   }

@@ -17,7 +17,7 @@ import Testing
       let folder = Fixtures.temporaryFolder("spotter-serve")
       socket = folder + "/s.sock"
       history = folder + "/history.sqlite"
-      process.executableURL = URL(fileURLWithPath: Spotter.binary)
+      process.executableURL = URL(fileURLWithPath: SpotterProcess.binary)
       process.arguments =
         [
           "serve", "--socket", socket, "--history", history, "--weights",
@@ -47,7 +47,7 @@ import Testing
     /// The stored sessions, oldest first, as `spotter history --json` prints them.
     var records: [[String: Any]] {
       guard FileManager.default.fileExists(atPath: history),
-        let listed = try? Spotter.run([
+        let listed = try? SpotterProcess.run([
           "history", "--history", history, "--json", "--limit", "10000",
         ])
       else { return [] }
@@ -138,7 +138,7 @@ import Testing
 
   static func recording(_ exercise: String, reps: Int, seed: Int) throws -> String {
     let folder = Fixtures.temporaryFolder("spotter-serve-data")
-    let result = try Spotter.run([
+    let result = try SpotterProcess.run([
       "synth", "--output", folder, "--exercise", exercise, "--reps", "\(reps)", "--camera", "front",
       "--seed", "\(seed)",
     ])
@@ -258,7 +258,9 @@ import Testing
     kill(server.process.processIdentifier, SIGKILL)
     server.process.waitUntilExit()
     _ = writers.wait(timeout: .now() + 10)
-    let integrity = try Spotter.run(["history", "--history", server.history, "--limit", "1000"])
+    let integrity = try SpotterProcess.run([
+      "history", "--history", server.history, "--limit", "1000",
+    ])
     #expect(integrity.status == 0, "\(integrity.stderr)")
     #expect(server.records.count > 0)
     for record in server.records {
@@ -281,7 +283,7 @@ import Testing
     #expect(records.count == 1)
     #expect(records.first?["person"] as? String == "bench-7")
     let id = try #require(records.first?["id"] as? Int)
-    let session = try Spotter.run([
+    let session = try SpotterProcess.run([
       "history", "--history", server.history, "--session", "\(id)", "--json",
     ])
     let object = try #require(
@@ -305,7 +307,7 @@ import Testing
 
   @Test func statusReportsTheCounters() throws {
     let server = try Server()
-    let result = try Spotter.run(["status", "--socket", server.socket])
+    let result = try SpotterProcess.run(["status", "--socket", server.socket])
     #expect(result.status == 0)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

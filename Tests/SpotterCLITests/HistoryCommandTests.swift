@@ -13,9 +13,10 @@ import Testing
 @Suite struct HistoryCommandTests {
   /// `spotter-bench`, built next to `spotter`: its `history-append` and `history-verify` are
   /// the test writers and the whole-session check.
-  static let bench = (Spotter.binary as NSString).deletingLastPathComponent + "/spotter-bench"
+  static let bench =
+    (SpotterProcess.binary as NSString).deletingLastPathComponent + "/spotter-bench"
 
-  static func runBench(_ arguments: [String]) throws -> Spotter.Result {
+  static func runBench(_ arguments: [String]) throws -> SpotterProcess.Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: bench)
     process.arguments = arguments
@@ -25,7 +26,7 @@ import Testing
     try process.run()
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return Spotter.Result(status: process.terminationStatus, stdout: text, stderr: "")
+    return SpotterProcess.Result(status: process.terminationStatus, stdout: text, stderr: "")
   }
 
   /// 32 processes × 20 sessions, all at once, into one history (an SQLite file or a
@@ -48,7 +49,9 @@ import Testing
     let check = try runBench(["history-verify", "--history", history, "--expect", "640"])
     #expect(check.status == 0, "\(check.stdout)")
     #expect(check.stdout.contains("640 sessions, all whole"))
-    let listed = try Spotter.run(["history", "--history", history, "--json", "--limit", "1000"])
+    let listed = try SpotterProcess.run([
+      "history", "--history", history, "--json", "--limit", "1000",
+    ])
     #expect(listed.stdout.split(separator: "\n").count == 640)
   }
 
@@ -95,7 +98,7 @@ import Testing
     let history = Fixtures.temporaryFolder("history") + "/h.sqlite"
     let demos = try (1...12).map { seed in
       let process = Process()
-      process.executableURL = URL(fileURLWithPath: Spotter.binary)
+      process.executableURL = URL(fileURLWithPath: SpotterProcess.binary)
       process.arguments = [
         "demo", "--seed", "\(seed)", "--history", history, "--weights",
         repositoryRoot + "/Weights/default.spotter",
@@ -108,7 +111,9 @@ import Testing
       demo.waitUntilExit()
       #expect(demo.terminationStatus == 0)
     }
-    let listed = try Spotter.run(["history", "--history", history, "--csv", "--limit", "100"])
+    let listed = try SpotterProcess.run([
+      "history", "--history", history, "--csv", "--limit", "100",
+    ])
     let sources = Set(
       listed.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[2] })
     #expect(sources.count == 12, "\(listed.stdout)")
@@ -149,7 +154,7 @@ import Testing
 
   @Test func historyListsRecentSessionsAsTextJSONAndCSV() throws {
     let history = try Self.knownHistory()
-    let text = try Spotter.run(["history", "--history", history])
+    let text = try SpotterProcess.run(["history", "--history", history])
     #expect(text.status == 0)
     let lines = text.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 3)
@@ -157,13 +162,13 @@ import Testing
     #expect(lines[1].hasPrefix("     2  2025-06-1"))
     #expect(lines[1].hasSuffix("—           squat 10 (32s), push_up 8 (20s)"))
     #expect(lines[2].contains("gym, camera 2") && lines[2].hasSuffix("ana         squat 2 (10s)"))
-    let json = try Spotter.run(["history", "--history", history, "--json", "--limit", "1"])
+    let json = try SpotterProcess.run(["history", "--history", history, "--json", "--limit", "1"])
     #expect(
       json.stdout
         == #"{"id":2,"uid":"known-2","date":"2025-06-12T12:00:00Z","source":"spotter demo "#
         + #"(seed 1)","person":null,"exercises":{"squat":{"reps":10,"active_seconds":31.5},"#
         + #""push_up":{"reps":8,"active_seconds":20}}}"# + "\n")
-    let csv = try Spotter.run(["history", "--history", history, "--csv", "--person", "ana"])
+    let csv = try SpotterProcess.run(["history", "--history", history, "--csv", "--person", "ana"])
     #expect(
       csv.stdout
         == "id,date,source,person,exercise,reps,active_seconds\n"
@@ -172,7 +177,9 @@ import Testing
 
   @Test func historyTotalsPerDayAndWeek() throws {
     let history = try Self.knownHistory()
-    let week = try Spotter.run(["history", "--history", history, "--totals", "week", "--csv"])
+    let week = try SpotterProcess.run([
+      "history", "--history", history, "--totals", "week", "--csv",
+    ])
     let monday = HistoryStore.localDay(
       of: ISO8601DateFormatter().date(from: "2025-06-11T12:00:00Z")!)
     #expect(LocalDay.name(monday).hasPrefix("2025-06-1"))
@@ -180,19 +187,19 @@ import Testing
       week.stdout
         == "week_of,exercise,sessions,reps,active_seconds\n2025-06-09,push_up,1,8,20\n"
         + "2025-06-09,squat,2,12,41.5\n")
-    let day = try Spotter.run([
+    let day = try SpotterProcess.run([
       "history", "--history", history, "--totals", "day", "--exercise", "squat", "--json",
     ])
     let rows = day.stdout.split(separator: "\n")
     #expect(rows.count == 2)
     #expect(rows[1].hasSuffix(#""exercise":"squat","sessions":1,"reps":10,"active_seconds":31.5}"#))
-    let text = try Spotter.run(["history", "--history", history, "--totals", "week"])
+    let text = try SpotterProcess.run(["history", "--history", history, "--totals", "week"])
     #expect(text.stdout.contains("2025-06-09  squat                    2      12        42s"))
   }
 
   @Test func historyShowsOneSessionsSetsAndReps() throws {
     let history = try Self.knownHistory()
-    let text = try Spotter.run(["history", "--history", history, "--session", "1"])
+    let text = try SpotterProcess.run(["history", "--history", history, "--session", "1"])
     #expect(text.status == 0)
     #expect(text.stdout.contains("Session 1: gym, camera 2, 2025-06-1"))
     #expect(text.stdout.contains(", person ana\n  squat: 2 reps, 10s active\n"))
@@ -202,7 +209,7 @@ import Testing
         "      1     4.00      2.00    1.25    0.75      80.0  —      backfilled"))
     #expect(
       text.stdout.contains("      2     7.00      2.50    1.50    1.00      45.0  left   partial"))
-    let json = try Spotter.run(["history", "--history", history, "--session", "1", "--json"])
+    let json = try SpotterProcess.run(["history", "--history", history, "--session", "1", "--json"])
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     let sets = try #require(object["sets"] as? [[String: Any]])
@@ -210,11 +217,11 @@ import Testing
     #expect(reps.count == 2)
     #expect(reps[1]["side"] as? String == "left" && reps[1]["partial"] as? Bool == true)
     #expect(reps[0]["time_down"] as? Double == 1.25 && reps[0]["backfilled"] as? Bool == true)
-    let csv = try Spotter.run(["history", "--history", history, "--session", "1", "--csv"])
+    let csv = try SpotterProcess.run(["history", "--history", history, "--session", "1", "--csv"])
     #expect(
       csv.stdout.split(separator: "\n").last
         == "1,squat,2.000,12.000,2,7.000,2.5,1.5,1,45,left,true,false")
-    let missing = try Spotter.run(["history", "--history", history, "--session", "9"])
+    let missing = try SpotterProcess.run(["history", "--history", history, "--session", "9"])
     #expect(missing.status == 1)
     #expect(missing.stderr.contains("Error: no session 9 in"))
   }
@@ -225,17 +232,19 @@ import Testing
       #"{"date":"2025-05-01T18:00:00Z","source":"old","exercises":{"squat":{"reps":3,"#
         + #""active_seconds":9}}}"# + "\n")
     let history = Fixtures.temporaryFolder("history") + "/h.sqlite"
-    let imported = try Spotter.run(["history", "--history", history, "--import", legacy, "--csv"])
+    let imported = try SpotterProcess.run([
+      "history", "--history", history, "--import", legacy, "--csv",
+    ])
     #expect(imported.status == 0)
     #expect(imported.stderr.contains("Imported 1 sessions"))
     #expect(imported.stdout.hasSuffix("old,,squat,3,9\n"))
-    let notADatabase = try Spotter.run(["history", "--history", legacy])
+    let notADatabase = try SpotterProcess.run(["history", "--history", legacy])
     #expect(notADatabase.status == 1)
     #expect(notADatabase.stderr.contains("expected an SQLite workout history"))
-    let usage = try Spotter.run(["history", "--history", history, "--totals", "month"])
+    let usage = try SpotterProcess.run(["history", "--history", history, "--totals", "month"])
     #expect(usage.status == 64)
     #expect(usage.stderr.contains("Error: --totals takes day or week, got 'month'"))
-    let since = try Spotter.run(["history", "--history", history, "--since", "last tuesday"])
+    let since = try SpotterProcess.run(["history", "--history", history, "--since", "last tuesday"])
     #expect(since.status == 64)
   }
 }

@@ -68,12 +68,14 @@ import Testing
 
   @Test func aDemoStoresItsSetsAndRepsAndHistoryReadsThemBack() throws {
     let history = try Self.server.get().database()
-    let demo = try Spotter.run([
+    let demo = try SpotterProcess.run([
       "demo", "--seed", "5", "--history", history, "--weights",
       repositoryRoot + "/Weights/default.spotter",
     ])
     #expect(demo.status == 0, "\(demo.stderr)")
-    let session = try Spotter.run(["history", "--history", history, "--session", "1", "--json"])
+    let session = try SpotterProcess.run([
+      "history", "--history", history, "--session", "1", "--json",
+    ])
     #expect(session.status == 0, "\(session.stderr)")
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(session.stdout.utf8)) as? [String: Any])
@@ -81,7 +83,9 @@ import Testing
     let sets = try #require(object["sets"] as? [[String: Any]])
     #expect(sets.count >= 3)
     #expect(sets.allSatisfy { ($0["reps"] as? [Any])?.isEmpty == false })
-    let totals = try Spotter.run(["history", "--history", history, "--totals", "day", "--csv"])
+    let totals = try SpotterProcess.run([
+      "history", "--history", history, "--totals", "day", "--csv",
+    ])
     #expect(
       totals.stdout.split(separator: "\n").count == 1
         + (object["exercises"] as! [String: Any]).count)

@@ -31,7 +31,7 @@ import Testing
   /// A synthetic squat set of `reps` reps, seen from the front: its pose file.
   static func squats(_ reps: Int) throws -> String {
     let folder = Fixtures.temporaryFolder()
-    let synth = try Spotter.run([
+    let synth = try SpotterProcess.run([
       "synth", "--output", folder, "--exercise", "squat", "--reps", "\(reps)", "--camera",
       "front", "--seed", "5",
     ])
@@ -43,7 +43,7 @@ import Testing
     let poses = try squats(reps)
     let folder = Fixtures.temporaryFolder()
     let wav = folder + "/speech.wav"
-    let result = try Spotter.run(["classify", "--json", "--speak-to", wav, poses])
+    let result = try SpotterProcess.run(["classify", "--json", "--speak-to", wav, poses])
     try #require(result.status == 0, "\(result.stderr)")
     var spoken = 0
     for line in result.stdout.split(separator: "\n") {
@@ -84,7 +84,7 @@ import Testing
   @Test func aMissingESpeakNGIsAClearErrorNotACrash() throws {
     let poses = Fixtures.file(Fixtures.squatFile(frames: 30))
     for speak in [["--speak"], ["--speak-to", Fixtures.temporaryFolder() + "/x.wav"]] {
-      let result = try Spotter.run(
+      let result = try SpotterProcess.run(
         ["classify"] + speak + [poses], environment: ["PATH": "/no/such"])
       #expect(result.status == 1)
       #expect(result.stderr == "Error: espeak-ng is not installed: apt-get install espeak-ng\n")
@@ -107,7 +107,7 @@ import Testing
   @Test func speakSaysTheCountsThroughESpeakNG() throws {
     let poses = try Self.squats(3)
     let espeak = try Self.fakeESpeakNG()
-    let result = try Spotter.run(
+    let result = try SpotterProcess.run(
       ["classify", "--json", "--speak", poses], environment: ["PATH": espeak.path])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.hasPrefix("Speech: said "))
@@ -124,7 +124,7 @@ import Testing
       "echo \"ALSA lib pcm.c:2666:(snd_pcm_open_noupdate) Unknown PCM default\" >&2\n"
         + "echo \"error: No such file or directory\" >&2; exit 0")
     let poses = Fixtures.file(Fixtures.squatFile(frames: 30))
-    let result = try Spotter.run(
+    let result = try SpotterProcess.run(
       ["classify", "--speak", poses], environment: ["PATH": espeak.path])
     #expect(result.status == 1)
     #expect(
@@ -136,7 +136,7 @@ import Testing
 
   @Test func speakAndSpeakToTogetherAreAUsageError() throws {
     let poses = Fixtures.file(Fixtures.squatFile(frames: 30))
-    let result = try Spotter.run(["classify", "--speak", "--speak-to", "x.wav", poses])
+    let result = try SpotterProcess.run(["classify", "--speak", "--speak-to", "x.wav", poses])
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix("Error: --speak and --speak-to cannot be used together"))
   }

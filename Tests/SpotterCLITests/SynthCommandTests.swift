@@ -7,7 +7,7 @@ import Testing
 @Suite struct SynthCommandTests {
   @Test func synthWritesPoseFilesAndAnnotationsThatReadBack() throws {
     let folder = Fixtures.temporaryFolder()
-    let result = try Spotter.run([
+    let result = try SpotterProcess.run([
       "synth", "--output", folder, "--workout", "squat:4, rest:3, lunge:6", "--count", "2",
       "--seed", "11", "--layout", "mediapipe33",
     ])
@@ -26,11 +26,11 @@ import Testing
   /// What synth writes, eval --workouts scores through whole sessions (the shipped model).
   @Test func evalWorkoutsScoresSynthesizedWorkoutsAsTimelines() throws {
     let folder = Fixtures.temporaryFolder()
-    _ = try Spotter.run([
+    _ = try SpotterProcess.run([
       "synth", "--output", folder, "--workout", "squat:8, rest:6, jumping_jack:10", "--count", "2",
       "--seed", "21", "--camera", "front",
     ])
-    let result = try Spotter.run([
+    let result = try SpotterProcess.run([
       "eval", "--annotations", folder + "/annotations.json", "--workouts", "--json",
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -46,7 +46,7 @@ import Testing
   /// own fold.
   @Test func foldWeightsScoreEachClipWithTheModelThatLeftItOut() throws {
     let folder = Fixtures.temporaryFolder()
-    _ = try Spotter.run([
+    _ = try SpotterProcess.run([
       "synth", "--output", folder, "--exercise", "squat", "--reps", "4", "--count", "4",
       "--seed", "31",
     ])
@@ -54,7 +54,8 @@ import Testing
     let shipped = repositoryRoot + "/Weights/default.spotter"
     let tiny = repositoryRoot + "/Weights/tiny.spotter"
     func confusion(_ arguments: [String]) throws -> [[Int]] {
-      let result = try Spotter.run(["eval", "--annotations", annotations, "--json"] + arguments)
+      let result = try SpotterProcess.run(
+        ["eval", "--annotations", annotations, "--json"] + arguments)
       #expect(result.status == 0, "\(result.stderr)")
       let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
       return try #require((report as? [String: Any])?["confusion"] as? [[Int]])
@@ -66,7 +67,7 @@ import Testing
     ).map { zip($0, $1).map(+) }
     #expect(together == apart)
     #expect(together.joined().reduce(0, +) == (try Annotations.read(annotations)).count)
-    let refused = try Spotter.run([
+    let refused = try SpotterProcess.run([
       "eval", "--annotations", annotations, "--fold-weights", shipped, "--weights", tiny,
     ])
     #expect(refused.status == 64)
@@ -78,7 +79,7 @@ import Testing
     let a = Fixtures.temporaryFolder()
     let b = Fixtures.temporaryFolder()
     for folder in [a, b] {
-      _ = try Spotter.run([
+      _ = try SpotterProcess.run([
         "synth", "--output", folder, "--exercise", "push_up", "--reps", "3", "--seed", "5",
       ])
     }
@@ -103,7 +104,7 @@ import Testing
     ),
   ])
   func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
-    let result = try Spotter.run(arguments)
+    let result = try SpotterProcess.run(arguments)
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix(message), "got \(result.stderr)")
   }

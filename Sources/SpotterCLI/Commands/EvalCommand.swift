@@ -132,14 +132,8 @@ enum EvalCommand {
     -> EvaluationReport
   {
     let catalogue = try ExerciseCatalogueOption.load(arguments)
-    let fixed = try arguments.string("exercise").map { name in
-      guard let definition = catalogue.definition(named: name) else {
-        throw CLIError.usage(
-          "unknown exercise '\(name)'; expected one of "
-            + "\(catalogue.definitions.map(\.name).joined(separator: ", "))",
-          command: command)
-      }
-      return definition
+    let fixed = try arguments.string("exercise").map {
+      try CountCommand.definition(named: $0, in: catalogue, command: command)
     }
     var models = try foldModels(arguments)
     if models.isEmpty && !arguments.flag("reps-only") {
