@@ -94,9 +94,7 @@ folds: deps
 	mkdir -p .build/folds
 	for i in 0 1 2 3 4; do \
 	  $(RELEASE_BIN)/spotter train $(FOLD_RECIPE) --fold $$i/5 \
-	    --annotations $(DATA)/penn-action-train/annotations.json \
-	    --annotations $(DATA)/countix-fitness-test/annotations.json \
-	    --output .build/folds/fold-$$i.spotter || exit 1; \
+	    --annotations $(PENN) --annotations $(COUNTIX) --output .build/folds/fold-$$i.spotter || exit 1; \
 	done
 
 # Release-build benchmarks (never part of `make test`).
@@ -132,14 +130,17 @@ peers: libspotter
 	  $(PEERS_VENV)/bin/pip install torch==2.13.0+cpu onnxruntime onnx numpy
 	$(PEERS_VENV)/bin/python Benchmarks/peers/peers.py
 
-# The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the Penn Action train
-# split when ../shared/data is present. About 16 minutes on a 2-core machine, and about 19 GB
-# of memory at the peak (every window is held in memory).
-PENN ?= ../shared/data/penn-action-train/annotations.json
+# The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the real recordings
+# (Penn Action train split, Countix-Fitness) when ../shared/data is present. Windows are drawn
+# from a compact store of the recordings as training needs them (peak memory: the model card).
+PENN ?= $(DATA)/penn-action-train/annotations.json
+COUNTIX ?= $(DATA)/countix-fitness-test/annotations.json
+WEIGHTS_RECIPE = --synthetic 2400 --epochs 16 --windows-per-epoch 60000 --seed 1
 weights: deps
 	$(SWIFT) build -c release --product spotter
-	$(RELEASE_BIN)/spotter train --synthetic 2400 --epochs 16 --windows-per-epoch 60000 --seed 1 \
-	  $(if $(wildcard $(PENN)),--annotations $(PENN)) --output Weights/default.spotter
+	$(RELEASE_BIN)/spotter train $(WEIGHTS_RECIPE) \
+	  $(foreach set,$(wildcard $(PENN) $(COUNTIX)),--annotations $(set)) \
+	  --output Weights/default.spotter
 
 # The report page in a real browser: `spotter report` on a synthetic everyday workout (three
 # sets, shallow reps, movements not counted), then
