@@ -29,8 +29,8 @@ endef
 BUILD_DEPS = "command -v pkg-config=pkg-config" "pkg-config --exists openblas=libopenblas-dev" \
 	"pkg-config --exists sqlite3=libsqlite3-dev" "pkg-config --exists libpq=libpq-dev"
 SPEECH_DEPS = "command -v espeak-ng=espeak-ng"
-TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client-15" \
-	"ls /usr/lib/postgresql/*/bin/initdb=postgresql-15" \
+TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client" \
+	"ls /usr/lib/postgresql/*/bin/initdb=postgresql" \
 	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" $(SPEECH_DEPS)
 
 deps:
@@ -125,9 +125,10 @@ libspotter: deps
 PEERS_VENV = .build/peers-venv
 peers: libspotter
 	@test -x $(PEERS_VENV)/bin/python || python3 -m venv $(PEERS_VENV) || \
-	  { $(SUDO) apt-get install -y python3-venv && python3 -m venv $(PEERS_VENV); }
+	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && python3 -m venv $(PEERS_VENV); }
 	@$(PEERS_VENV)/bin/python -c "import torch, onnxruntime, onnx, numpy" 2>/dev/null || \
-	  $(PEERS_VENV)/bin/pip install torch==2.13.0+cpu onnxruntime onnx numpy
+	  $(PEERS_VENV)/bin/pip install --extra-index-url https://download.pytorch.org/whl/cpu \
+	    torch==2.13.0+cpu onnxruntime onnx numpy
 	$(PEERS_VENV)/bin/python Benchmarks/peers/peers.py
 
 # The shipped model (Weights/MODEL_CARD.md): synthetic workouts, plus the real recordings

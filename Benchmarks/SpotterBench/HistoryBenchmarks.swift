@@ -1,3 +1,4 @@
+import ActionModel
 import ArgumentParsing
 import Foundation
 import SpotterServer
@@ -35,7 +36,7 @@ enum HistoryBenchmarks {
     let folder = NSTemporaryDirectory() + "spotter-history-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    print("spotter-bench history: SQLite in \(folder) (CPU: \(cpuName()))")
+    print("spotter-bench history: SQLite in \(folder) (CPU: \(Planner.cpuName))")
 
     // One per transaction.
     var store = try HistoryStore(.sqlite(path: folder + "/single.sqlite"))
@@ -155,14 +156,5 @@ enum HistoryBenchmarks {
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     return process
-  }
-
-  static func cpuName() -> String {
-    let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-    let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
-    return line.map {
-      $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces)
-    }
-      ?? "unknown"
   }
 }

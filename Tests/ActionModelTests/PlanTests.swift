@@ -71,7 +71,9 @@ import Testing
       return
     }
     // `measure` measures again even with a plan cached.
-    let forced = Planner.plan(for: classifier, environment: Self.cacheEnvironment("measure"))
+    let forcing = Self.cacheEnvironment("measure")
+    defer { try? FileManager.default.removeItem(atPath: forcing["XDG_CACHE_HOME"]!) }
+    let forced = Planner.plan(for: classifier, environment: forcing)
     guard case .measured = forced.origin else {
       Issue.record("SPOTTER_PLAN=measure should measure")
       return
