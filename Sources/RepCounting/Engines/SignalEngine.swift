@@ -131,7 +131,7 @@ final class SignalEngine: RepEngine {
     learnedMinRange = thresholds.minRangeLearned ?? minRange
     returnFraction = thresholds.returnFraction ?? 1
     fullFraction = thresholds.fraction ?? 0.5
-    countFraction = thresholds.countFraction ?? 0.25
+    countFraction = thresholds.countFraction ?? min(0.4, fullFraction)
     learnSeconds = thresholds.learnSeconds ?? 30
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
