@@ -119,6 +119,20 @@ import Testing
     #expect(sources.count == 12, "\(listed.stdout)")
   }
 
+  /// Without --history, `spotter history` reads the history `spotter demo` wrote: the one
+  /// under $XDG_DATA_HOME.
+  @Test func historyReadsTheDefaultHistoryTheDemoWrote() throws {
+    let data = Fixtures.temporaryFolder("history-default")
+    let environment = ["XDG_DATA_HOME": data]
+    let demo = try SpotterProcess.run(
+      ["demo", "--no-report", "--weights", repositoryRoot + "/Weights/default.spotter"],
+      environment: environment)
+    #expect(demo.status == 0, "\(demo.stderr)")
+    let listed = try SpotterProcess.run(["history", "--csv"], environment: environment)
+    #expect(listed.status == 0, "\(listed.stderr)")
+    #expect(listed.stdout.contains("spotter demo (seed 1)"), "\(listed.stdout)")
+  }
+
   /// A history with known sessions, in a fresh file.
   static func knownHistory() throws -> String {
     let path = Fixtures.temporaryFolder("history") + "/known.sqlite"

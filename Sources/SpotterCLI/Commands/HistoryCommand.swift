@@ -69,7 +69,7 @@ enum HistoryCommand {
     }
     let sessionID = try arguments.int("session", range: 1...Int.max)
     let limit = try arguments.int("limit", range: 1...1_000_000)!
-    let store = try open(arguments.string("history"))
+    let store = try open(arguments.values["history"])
     let output = TextOutput.standardOutput()
     do {
       if let file = arguments.string("import") {
