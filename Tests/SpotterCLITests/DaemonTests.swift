@@ -293,6 +293,32 @@ import Testing
     #expect((sets.first?["reps"] as? [Any])?.count == 6)
   }
 
+  /// A stream's header may name its own goals; a bad one is an error on line 1, and the stream
+  /// goes on with the server's (none here).
+  @Test func aStreamsHeaderGoalEndsItsSet() throws {
+    let server = try Server()
+    let file = try Self.recording("squat", reps: 8, seed: 351)
+    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+    let header = lines[0]
+    func events(goal: String) throws -> [[String: Any]] {
+      lines[0] = String(header.dropLast()) + #","goal":"# + goal + "}"
+      let client = try Client(socket: server.socket)
+      client.stream(Fixtures.file(named: "goal.jsonl", lines.joined(separator: "\n") + "\n"))
+      return client.finish()
+    }
+    let reached = try events(goal: #"["squat:5"]"#)
+    let goal = reached.first { $0["type"] as? String == "goal_reached" }
+    #expect(goal?["goal"] as? String == "squat:5", "\(reached)")
+    #expect(Self.summary(reached)["squat"] == 5)
+    let bad = try events(goal: #""squat:lots""#)
+    let error = bad.first { $0["type"] as? String == "error" }
+    #expect(error?["line"] as? Int == 1)
+    #expect((error?["message"] as? String)?.contains("squat:lots") == true, "\(bad)")
+    #expect(Self.summary(bad)["squat"] == 8)
+    #expect(server.stop() == 0)
+  }
+
   @Test func aLastLineWithoutItsNewlineIsStillRead() throws {
     let server = try Server()
     let client = try Client(socket: server.socket)

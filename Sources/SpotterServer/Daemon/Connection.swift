@@ -1,4 +1,5 @@
 import ActionModel
+import Foundation
 import Poses
 import Spotter
 
@@ -134,11 +135,37 @@ final class Connection {
     }
   }
 
+  /// The header's own goals (`"goal": "squat:20"` or a list of them), if it names any; a bad
+  /// one is an error to report, and the stream keeps the server's goals.
+  static func goals(in header: PoseFileHeader) -> (goals: [Goal]?, error: String?) {
+    guard let text = header.extra["goal"] else { return (nil, nil) }
+    let value = try? JSONSerialization.jsonObject(
+      with: Data(text.utf8), options: .fragmentsAllowed)
+    guard let texts = (value as? [String]) ?? (value as? String).map({ [$0] }) else {
+      return (nil, "header \"goal\" is \(text); expected a goal such as \"squat:20\" or a list")
+    }
+    var goals: [Goal] = []
+    for text in texts {
+      guard let goal = Goal(text) else {
+        return (
+          nil, "header \"goal\" \"\(text)\" is not a goal; expected squat:20, 60s or lunge:45s"
+        )
+      }
+      goals.append(goal)
+    }
+    return (goals, nil)
+  }
+
   private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
     do {
       let header = try PoseFileHeader(line: line, file: name)
       decoder = PoseLineDecoder(header: header, name: name)
-      session = daemon.makeSession()
+      let goals = Self.goals(in: header)
+      if let error = goals.error {
+        daemon.countError()
+        send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
+      }
+      session = daemon.makeSession(goals: goals.goals)
       recorder = SessionRecorder(source: "spotter serve, \(name)", person: header.person)
     } catch {
       daemon.countError()

@@ -250,8 +250,15 @@ public final class Daemon {
 
   var classifier: Classifier { runtime.classifier }
 
-  /// A session that leaves its predictions to `predictDue`.
-  func makeSession() -> Session { runtime.makeSession(batchingPredictions: true) }
+  /// A session for a new stream, which leaves its predictions to `predictDue`: with the server's goals, or with `goals` when its header
+  /// names its own.
+  func makeSession(goals: [Goal]? = nil) -> Session {
+    guard let goals else { return runtime.makeSession(batchingPredictions: true) }
+    var options = runtime.options
+    options.goals = goals
+    return Runtime(classifier: runtime.classifier, catalogue: runtime.catalogue, options: options)
+      .makeSession(batchingPredictions: true)
+  }
 
   func countFrame() { stats.frames += 1 }
   func countDropped(_ count: Int) { stats.dropped += count }
