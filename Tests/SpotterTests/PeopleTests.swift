@@ -23,7 +23,7 @@ import Testing
 
   /// Two people walk in past each other and do different exercises side by side: two ids,
   /// each with its own exercise and count, whatever order the detector lists them in.
-  @Test(arguments: [UInt64(31), 32, 33])
+  @Test(arguments: [UInt64(31), 32, 33, 35])
   func twoPeopleAreCountedApartThroughACrossing(seed: UInt64) {
     var options = RecordingOptions()
     options.camera = .front

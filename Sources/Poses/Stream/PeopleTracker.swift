@@ -10,7 +10,8 @@ import Foundation
 /// and the difference in size, so two people walking past each other keep their ids: at the
 /// crossing the one in front is bigger, and each is where their own walk was taking them. A
 /// person no track can claim starts a new track (the most prominent first) while there is room.
-/// A track unseen for `leaveSeconds` ends: the person has left, and whoever comes next is
+/// With every track taken, one unseen for `reacquireSeconds` takes the closest person left
+/// unclaimed. A track unseen for `leaveSeconds` ends: the person has left, and whoever comes next is
 /// someone new.
 ///
 /// Allocates nothing per frame once `capacity` tracks have existed.
@@ -30,6 +31,8 @@ public struct PeopleTracker: Sendable {
   /// How far from where it was heading a person may be, in body sizes, to keep a track.
   public var reach: Float = 1.2
   public var confidenceThreshold: Float = 0.1
+  /// Unseen this long, with every track taken, a track takes whoever no track claimed.
+  public var reacquireSeconds: Double = 0.5
   public private(set) var tracks: [Track] = []
   private var nextID = 1
   private var candidates: [(cost: Float, track: Int, person: Int)] = []
@@ -86,6 +89,27 @@ public struct PeopleTracker: Sendable {
       let seen = Self.measure(people[candidate.person], threshold: confidenceThreshold)!
       follow(&tracks[candidate.track], to: seen, at: t)
       assign(tracks[candidate.track].id, people[candidate.person])
+    }
+    // With no room for newcomers, a track lost for `reacquireSeconds` takes the closest person
+    // no track claimed, however far: a person the detector lost for a moment, or one who moved
+    // more than `reach` while unseen, is still the one the track was following.
+    if tracks.count == capacity {
+      for trackIndex in tracks.indices
+      where !claimed[trackIndex] && t - tracks[trackIndex].lastSeen >= reacquireSeconds {
+        var best: (person: Int, cost: Float)?
+        for index in people.indices where !taken[index] {
+          let seen = Self.measure(people[index], threshold: confidenceThreshold)!
+          let cost = Self.cost(of: seen, for: tracks[trackIndex], at: t)
+          if best == nil || cost < best!.cost { best = (index, cost) }
+        }
+        guard let best else { break }
+        claimed[trackIndex] = true
+        taken[best.person] = true
+        let seen = Self.measure(people[best.person], threshold: confidenceThreshold)!
+        follow(&tracks[trackIndex], to: seen, at: t)
+        tracks[trackIndex].velocity = (0, 0)  // a jump across a gap is no walking speed
+        assign(tracks[trackIndex].id, people[best.person])
+      }
     }
     // Newcomers, the most prominent first, while there is room.
     while tracks.count < capacity {
