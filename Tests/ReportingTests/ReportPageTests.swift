@@ -105,7 +105,7 @@ import Testing
     // The first of a few seeds whose workout shows both (most do).
     var events: [SpotterEvent] = []
     var session: SessionReport?
-    for seed: UInt64 in 10..<20 {
+    for seed: UInt64 in 10..<40 {
       var generator = SeededGenerator(seed: seed ^ 0x5EED)
       let plan = WorkoutPlan.random(sets: 3, generator: &generator)
       (events, session) = ReportFixtures.session(
