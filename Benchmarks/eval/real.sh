@@ -40,7 +40,8 @@ if [ -f "${folds[0]}" ]; then
     "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
       sed -n '/Reps the runtime/,$p'
     section "Countix $half half: clip labels, fold models"
-    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}"
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}" |
+      sed '/^Rep counting/,$d'  # the reps, exercise given, are above
   done
   section "Penn Action: clip labels, fold models"
   "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}"
