@@ -37,6 +37,7 @@ public enum ClipScoring {
     for tick in recording.slice(from: start, to: end) {
       counter.process(tick.pose, t: tick.t) { _ in }
     }
+    counter.finish { _ in }
     return counter.count
   }
 }

@@ -23,21 +23,23 @@ public enum RepFixtures {
     let counter = RepCounter(definition)
     var resampler = Resampler()
     var outcome = Outcome(count: 0, reps: [], cues: [])
-    for (index, frame) in recording.frames.enumerated() where frame.t >= from && frame.t <= to {
-      resampler.push(t: frame.t, pose: transform(index, frame.pose)) { pose, t in
-        counter.process(pose, t: t) { event in
-          switch event {
-          case .rep(let rep):
-            outcome.reps.append(rep)
-            if let cue = rep.cue { outcome.cues.append(cue) }
-          case .cue(let message, _): outcome.cues.append(message)
-          case .rejected(let rejection):
-            outcome.rejections.append(rejection)
-            if let cue = rejection.cue { outcome.cues.append(cue) }
-          }
-        }
+    func take(_ event: RepEvent) {
+      switch event {
+      case .rep(let rep):
+        outcome.reps.append(rep)
+        if let cue = rep.cue { outcome.cues.append(cue) }
+      case .cue(let message, _): outcome.cues.append(message)
+      case .rejected(let rejection):
+        outcome.rejections.append(rejection)
+        if let cue = rejection.cue { outcome.cues.append(cue) }
       }
     }
+    for (index, frame) in recording.frames.enumerated() where frame.t >= from && frame.t <= to {
+      resampler.push(t: frame.t, pose: transform(index, frame.pose)) { pose, t in
+        counter.process(pose, t: t, emit: take)
+      }
+    }
+    counter.finish(emit: take)
     outcome.count = counter.count
     return outcome
   }

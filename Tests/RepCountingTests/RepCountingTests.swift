@@ -857,3 +857,29 @@ func recording(
     }
   }
 }
+
+/// Where a stream (or the set) ends mid-rep (`RepCounter.finish`).
+@Suite struct StreamEndTests {
+  static let squat = catalogue.definition(named: "squat")!
+  static let take = recording("squat", reps: 6, view: "front", seed: 91)
+
+  /// Ending a frame before the last rep would have counted: the signal is on its way back up,
+  /// only the smoothing lags, so the rep counts.
+  @Test func aRepOnItsWayBackUpWhenTheStreamEndsCounts() throws {
+    let whole = RepFixtures.count(Self.squat, in: Self.take)
+    #expect(whole.count == 6)
+    let last = try #require(whole.reps.last)
+    let cut = RepFixtures.count(Self.squat, in: Self.take, to: last.end - 1.0 / 30)
+    #expect(cut.count == 6, "\(cut.rejections)")
+    #expect(cut.reps.last!.end < last.end)
+  }
+
+  /// Ending at the bottom of the last rep: it is not a rep, and it is not dropped silently.
+  @Test func aRepStillGoingDownWhenTheStreamEndsIsRefused() throws {
+    let last = try #require(RepFixtures.count(Self.squat, in: Self.take).reps.last)
+    let cut = RepFixtures.count(Self.squat, in: Self.take, to: last.start + last.timeDown)
+    #expect(cut.count == 5)
+    let refusal = try #require(cut.rejections.last)
+    #expect(refusal.reason == .interrupted && refusal.detail == "end", "\(cut.rejections)")
+  }
+}

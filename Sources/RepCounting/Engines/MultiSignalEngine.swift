@@ -28,18 +28,21 @@ final class MultiSignalEngine: RepEngine {
 
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void) {
     for index in engines.indices {
-      engines[index].process(pose, t: t, bodySize: bodySize) { event in
-        switch event {
-        case .rep(var rep):
-          guard engines[index].count > count else { return }
-          count += 1
-          leader = index
-          rep.count = count
-          emit(.rep(rep))
-        case .cue, .rejected:
-          if index == leader { emit(event) }
-        }
-      }
+      engines[index].process(pose, t: t, bodySize: bodySize) { forward($0, from: index, emit) }
+    }
+  }
+
+  /// An engine's event: a rep when it raises the count; a cue or refusal from the leader only.
+  private func forward(_ event: RepEvent, from index: Int, _ emit: (RepEvent) -> Void) {
+    switch event {
+    case .rep(var rep):
+      guard engines[index].count > count else { return }
+      count += 1
+      leader = index
+      rep.count = count
+      emit(.rep(rep))
+    case .cue, .rejected:
+      if index == leader { emit(event) }
     }
   }
 
@@ -59,7 +62,7 @@ final class MultiSignalEngine: RepEngine {
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
     for index in engines.indices {
-      engines[index].interrupt(at: t, because: reason) { if index == leader { emit($0) } }
+      engines[index].interrupt(at: t, because: reason) { forward($0, from: index, emit) }
     }
   }
 }

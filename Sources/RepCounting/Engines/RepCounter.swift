@@ -101,6 +101,14 @@ public final class RepCounter {
     }
   }
 
+  /// The stream ended, or the set did: a rep already on its way back up counts (the smoothing
+  /// that steadies the signal lags it by a few frames), one still on its way is refused as
+  /// `interrupted` (detail `end`). Frames after this start afresh, as after a gap.
+  public func finish(emit: (RepEvent) -> Void) {
+    guard let lastSeen else { return }
+    engine.interrupt(at: lastSeen, because: .end, emit: emit)
+  }
+
   public func reset() {
     engine.reset()
     anchors?.reset()

@@ -124,6 +124,8 @@ public enum Interruption: String, Sendable {
   case gap
   /// The joints it is counted from have been out of sight for seconds.
   case outOfSight = "out_of_sight"
+  /// The stream (or the set) ended: a rep already on its way back up when it did counts.
+  case end
 
   /// The reason a rep under way that this ends is refused with.
   public var rejection: Rejection.Reason { self == .outOfSight ? .outOfSight : .interrupted }

@@ -76,6 +76,9 @@ final class SignalEngine: RepEngine {
   private var dipLow = 0.0  // the lowest point since `dipTop`
   private var dipStart = 0.0
   private var lastTime: Double?
+  /// The mean of the last two reads, unsmoothed (turned to go down first): where the signal is
+  /// when the stream ends, which the median and the EMA reach only frames later.
+  private var lastValue: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
   private var recentReps = FixedRing<
     (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
@@ -85,6 +88,23 @@ final class SignalEngine: RepEngine {
   /// The last raw values, for the five-frame median.
   private var rawValues = FixedRing<Double>(capacity: 5, repeating: 0)
   private var rawSorted: [Double] = []
+  /// How unsteady the detector makes the signal, as the deviation of its frame-to-frame noise:
+  /// from the fourth difference of the last five reads, x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, whose
+  /// median size over the last 45 frames is 0.6745·√70 ≈ 5.64 times the deviation of white
+  /// noise, while a movement, smooth over five frames, hardly registers in it (a rep of 20
+  /// frames adds under 1% of its range). The median ignores a single wild frame.
+  private var jitter = RunningMedian(capacity: 45)
+  private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
+  /// The noise floor: no rep, and no refusal, is smaller than 16 deviations of the noise, but
+  /// the floor never rises above `min_range`. Real jitter is not white: detectors smooth their
+  /// output and pipelines rescale whole frames, so it wobbles at the pace the median and the EMA
+  /// let through, and the fourth difference sees only part of it; 16 was chosen on the Countix
+  /// tune half with its poses shaken (`Sources/RepCounting/README.md`). The cap keeps signals
+  /// that are small next to their noise (a side tilt seen from the side) countable.
+  static let jitterMultiple = 16.0
+  private var noiseFloor: Double {
+    min(Self.jitterMultiple * Double(jitter.median ?? 0) / 5.64, minRange)
+  }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three) is not one of this set's reps.
   static let tempoFloor = 0.4
@@ -142,7 +162,12 @@ final class SignalEngine: RepEngine {
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
-    if atBottom, let smoothed {
+    if reason == .end, atBottom, let lastValue, let lastTime, isBack(lastValue) {
+      // The stream ended on the way back up: the rep is done, only the smoothing has not
+      // caught up with it yet.
+      smoothed = lastValue
+      finishRep(at: lastTime, emit: emit)
+    } else if atBottom, let smoothed {
       emit(
         .rejected(
           Rejection(
@@ -153,6 +178,8 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
+    lastValue = nil
+    lastReads.removeAll()
     pendingTrough = nil
     scale = nil
     rawValues.removeAll()
@@ -164,6 +191,9 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
+    lastValue = nil
+    jitter.removeAll()
+    lastReads.removeAll()
     recentReps.removeAll()
     pendingTrough = nil
     scale = nil
@@ -178,10 +208,11 @@ final class SignalEngine: RepEngine {
   /// `fraction` of the typical range but at least `min_range_learned`. Otherwise: within a set
   /// `count_fraction` of the typical range but at least `min_range_learned`; else `min_range`.
   private func required(at t: Double) -> Double {
-    guard let typical = typicalRange(at: t, fullOnly: false) else { return minRange }
-    if strict { return max(learnedMinRange, fullFraction * typical) }
-    guard inSet(at: t) else { return minRange }
-    return max(learnedMinRange, countFraction * typical)
+    let noise = noiseFloor
+    guard let typical = typicalRange(at: t, fullOnly: false) else { return max(minRange, noise) }
+    if strict { return max(learnedMinRange, fullFraction * typical, noise) }
+    guard inSet(at: t) else { return max(minRange, noise) }
+    return max(learnedMinRange, countFraction * typical, noise)
   }
 
   /// The drop of a full rep: what the top is judged by (how near the peak still counts as the
@@ -236,6 +267,15 @@ final class SignalEngine: RepEngine {
     return scratch.isEmpty ? nil : scratch[scratch.count / 2]
   }
 
+  /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`.
+  private func observeJitter(_ read: Double) {
+    if lastReads.isFull {
+      let (a, b, c, d) = (lastReads[0], lastReads[1], lastReads[2], lastReads[3])
+      jitter.add(Float(abs(read - 4 * d + 6 * c - 4 * b + a)))
+    }
+    lastReads.append(read)
+  }
+
   /// The median of the last five raw values (fewer at the start or after a gap).
   private func medianOfRecent(_ value: Double) -> Double {
     rawValues.append(value)
@@ -260,11 +300,14 @@ final class SignalEngine: RepEngine {
     if let lastTime, t - lastTime > 0.15 {
       reader.forgetRecent()
       rawValues.removeAll()
+      lastReads.removeAll()
     }
     guard let read = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
       return
     }
     let raw = medianOfRecent(read)
+    lastValue = sign * (lastReads.last.map { (read + $0) / 2 } ?? read)
+    observeJitter(read)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0
     lastTime = t
@@ -302,15 +345,7 @@ final class SignalEngine: RepEngine {
       troughSide = reader.leadingSide
     }
     let drop = peak - trough
-    let back: Bool
-    if let fixedExit {
-      back = s >= fixedExit
-    } else if strict {
-      back = s >= trough + min(threshold, returnFraction * drop)
-    } else {
-      back = s >= trough + min(max(threshold, drop / 2), returnFraction * drop)
-    }
-    if back {
+    if isBack(s) {
       finishRep(at: t, emit: emit)
     } else if t - peakTime > maxRepSeconds {
       emit(
@@ -319,6 +354,16 @@ final class SignalEngine: RepEngine {
       atBottom = false
       startTop(s, t)
     }
+  }
+
+  /// Whether a rep under way has come back up far enough to count at `value`: past the fixed
+  /// exit; or by the count threshold or half its way down, whichever is more (strict: the
+  /// threshold), capped by `return_fraction` of its way down.
+  private func isBack(_ value: Double) -> Bool {
+    if let fixedExit { return value >= fixedExit }
+    let drop = peak - trough
+    let needed = strict ? threshold : max(threshold, drop / 2)
+    return value >= trough + min(needed, returnFraction * drop)
   }
 
   /// At the top: the peak follows the signal up at once and, after 1.5 s below it, down slowly
@@ -366,7 +411,9 @@ final class SignalEngine: RepEngine {
       return
     }
     dipLow = min(dipLow, s)
-    let floor = strict ? partial.minRange : max(partial.minRange, learnedMinRange)
+    let floor = max(
+      strict ? partial.minRange : max(partial.minRange, learnedMinRange),
+      noiseFloor)
     guard dipTop - dipLow >= floor, s >= dipLow + floor else { return }
     if strict || inSet(at: dipStart) {
       emit(

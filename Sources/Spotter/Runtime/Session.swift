@@ -318,6 +318,9 @@ public final class Session {
   /// what the caller lost on the way (the daemon's dropped frames and events).
   public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
     resolvePending(emit: emit)
+    if let label = activeLabel, let counter {
+      counter.finish { repEvent(for: label, $0, backfilled: false, emit: emit) }
+    }
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     var counters = counters
     counters.badLines = badLines

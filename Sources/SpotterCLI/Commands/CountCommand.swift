@@ -170,6 +170,13 @@ enum CountCommand {
         try afterFrame()
       }
     }
+    for entry in counters {
+      entry.counter.finish { event in
+        SpotterEvent.events(of: event, exercise: name, backfilled: false) {
+          report($0, person: people > 1 ? entry.id : nil)
+        }
+      }
+    }
     if counters.isEmpty && people == 1 {
       counters.append((1, RepCounter(definition), FramePipeline()))
     }
