@@ -116,7 +116,10 @@ let package = Package(
       ]),
     .testTarget(
       name: "SpotterCLITests",
-      dependencies: ["Poses", "Speech", "Spotter", "SpotterCLI", "SpotterServer", "TestSupport"]),
+      dependencies: [
+        "ActionModel", "Poses", "RepCounting", "Speech", "Spotter", "SpotterCLI", "SpotterServer",
+        "TestSupport",
+      ]),
     // The report's page and data; runs the real `spotter` for its commands.
     .testTarget(
       name: "ReportingTests",

@@ -1,4 +1,8 @@
+import ActionModel
 import Foundation
+import Poses
+import RepCounting
+import Spotter
 import TestSupport
 import Testing
 
@@ -76,7 +80,11 @@ import Testing
     }
     """#
 
-  @Test func aCProgramLoadsPredictsAndStreams() throws {
+  /// Compiles `program` against spotter.h, links it with the built library, runs it with
+  /// `arguments`; returns its exit status and standard output.
+  static func compileAndRun(_ program: String, arguments: [String]) throws -> (
+    status: Int32, output: String
+  ) {
     let binary = URL(fileURLWithPath: SpotterProcess.binary).deletingLastPathComponent()
     let library = binary.appendingPathComponent("libSpotterC.so")
     try #require(
@@ -84,7 +92,7 @@ import Testing
       "build libSpotterC.so first: swift build")
     let folder = Fixtures.temporaryFolder()
     let source = folder + "/client.c"
-    try Self.program.write(toFile: source, atomically: true, encoding: .utf8)
+    try program.write(toFile: source, atomically: true, encoding: .utf8)
     let compile = Process()
     compile.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     compile.arguments = [
@@ -96,13 +104,19 @@ import Testing
     try #require(compile.terminationStatus == 0, "the C client did not compile")
     let run = Process()
     run.executableURL = URL(fileURLWithPath: folder + "/client")
-    run.arguments = [repositoryRoot + "/Weights/tiny.spotter"]
+    run.arguments = arguments
     let output = Pipe()
     run.standardOutput = output
     try run.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     run.waitUntilExit()
-    #expect(run.terminationStatus == 0, "\(text)")
+    return (run.terminationStatus, text)
+  }
+
+  @Test func aCProgramLoadsPredictsAndStreams() throws {
+    let (status, text) = try Self.compileAndRun(
+      Self.program, arguments: [repositoryRoot + "/Weights/tiny.spotter"])
+    #expect(status == 0, "\(text)")
     let lines = text.split(separator: "\n").map(String.init)
     try #require(lines.count == 5, "\(text)")
     #expect(lines[0] == "error: /nonexistent.spotter: no such file")
@@ -112,5 +126,100 @@ import Testing
     #expect(abs(Float(parts[3])! - 1) < 1e-4)
     #expect(Float(lines[3].split(separator: " ")[1])! <= 1e-6)
     #expect(lines[4] == "waiting 1 needed-again 1 cleared 1 summary 1")
+  }
+
+  /// Several people through C: frames from a file (per line: t, the number of people, then
+  /// their 18 joints' x y c each), events printed as they are read back.
+  static let peopleProgram = #"""
+    #include "spotter.h"
+    #include <stdio.h>
+    #include <stdlib.h>
+
+    static float joints[64 * 54];
+
+    int main(int argc, char **argv) {
+      char error[256];
+      spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
+      if (!model) { printf("load failed: %s\n", error); return 11; }
+      spotter_runtime *runtime = spotter_runtime_create(model, error, sizeof error);
+      if (!runtime) { printf("runtime failed: %s\n", error); return 12; }
+      if (spotter_session_create_people(runtime, 0) != NULL) return 13;
+      if (spotter_session_create_people(runtime, 65) != NULL) return 14;
+      spotter_session *most = spotter_session_create_people(runtime, 64);
+      if (most == NULL) return 15;
+      spotter_session_free(most);
+      spotter_session *session = spotter_session_create_people(runtime, 2);
+      if (session == NULL) return 16;
+      FILE *frames = fopen(argv[2], "r");
+      if (!frames) return 17;
+      double t;
+      int count;
+      while (fscanf(frames, "%lf %d", &t, &count) == 2) {
+        if (count < 0 || count > 64) return 18;
+        for (int i = 0; i < count * 54; i++)
+          if (fscanf(frames, "%f", &joints[i]) != 1) return 19;
+        spotter_session_push_people(session, t, joints, count);
+      }
+      fclose(frames);
+      spotter_session_finish(session);
+      size_t needed = spotter_session_read_events(session, NULL, 0);
+      char *events = malloc(needed + 1);
+      spotter_session_read_events(session, events, needed + 1);
+      fputs(events, stdout);
+      free(events);
+      spotter_session_free(session);
+      spotter_runtime_free(runtime);
+      spotter_model_free(model);
+      return 0;
+    }
+    """#
+
+  /// Two people doing different exercises side by side, through spotter_session_create_people
+  /// and spotter_session_push_people: two stable ids, and event for event what `PeopleSession`
+  /// gives in Swift on the same poses. Out-of-range sizes give NULL (the program checks 0, 65
+  /// and 64).
+  @Test func twoPeopleThroughCAreCountedAsInSwift() throws {
+    let (frames, _) = try Fixtures.readAll(PoseFiles.open(try DaemonTests.group(seed: 32)))
+    // The poses as C gets them: canonical triples, people nobody is seen in left out.
+    var text = ""
+    var swiftFrames: [PeopleFrame] = []
+    for frame in frames {
+      var triples: [[Float]] = []
+      for pose in frame.people where pose.hasPerson {
+        triples.append(
+          CanonicalJoint.allCases.flatMap { [pose[$0].x, pose[$0].y, pose[$0].confidence] })
+      }
+      text +=
+        "\(frame.t) \(triples.count) "
+        + triples.joined().map { "\($0)" }.joined(separator: " ") + "\n"
+      var copy = PeopleFrame()
+      copy.t = frame.t
+      copy.people = triples.map { $0.withUnsafeBufferPointer { Pose(triples: $0.baseAddress!) } }
+      swiftFrames.append(copy)
+    }
+    let input = Fixtures.temporaryFolder("spotter-c-people") + "/frames.txt"
+    try text.write(toFile: input, atomically: true, encoding: .utf8)
+    let weights = repositoryRoot + "/Weights/default.spotter"
+    let (status, output) = try Self.compileAndRun(Self.peopleProgram, arguments: [weights, input])
+    #expect(status == 0, "\(output)")
+    let fromC = output.split(separator: "\n").map(String.init)
+
+    let runtime = Runtime(
+      classifier: try WeightsFile.load(weights), catalogue: try ExerciseCatalogue.load())
+    let session = runtime.makePeopleSession(people: 2)
+    var fromSwift: [String] = []
+    for frame in swiftFrames { session.push(frame) { fromSwift.append($1.jsonLine(person: $0)) } }
+    session.finish { fromSwift.append($1.jsonLine(person: $0)) }
+
+    let people = fromC.compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["person"] as? Int
+    }
+    #expect(people.count == fromC.count, "an event without its person")
+    #expect(Set(people) == [1, 2])
+    #expect(fromC.filter { $0.contains(#""type":"summary""#) }.count == 2)
+    let repsBy = Set(
+      fromC.filter { $0.contains(#""type":"rep""#) }.map { $0.contains(#""person":1"#) })
+    #expect(repsBy == [true, false], "each person counts reps: \(fromC)")
+    #expect(fromC == fromSwift)
   }
 }

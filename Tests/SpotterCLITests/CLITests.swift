@@ -50,6 +50,58 @@ import Testing
     #expect(try SpotterProcess.run(["measure", "--joint", "ankle", path]).status == 64)
   }
 
+  /// `count --goal`: the stream is one set, which the goal ends with `goal_reached`, as it
+  /// ends a set in `classify`; what comes after is not counted, and the summary says so.
+  @Test func countStopsAtItsGoal() throws {
+    let file = try DaemonTests.recording("squat", reps: 8, seed: 361)
+    func events(_ extra: [String]) throws -> [[String: Any]] {
+      let result = try SpotterProcess.run(
+        ["count", "--exercise", "squat", "--json", file] + extra)
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdout.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+    func squat(_ events: [[String: Any]]) -> [String: Any]? {
+      let summary = events.last { $0["type"] as? String == "summary" }
+      return (summary?["exercises"] as? [String: [String: Any]])?["squat"]
+    }
+    #expect(DaemonTests.summary(try events([]))["squat"] == 8)
+    for goal in ["5", "squat:5"] {
+      let counted = try events(["--goal", goal])
+      let reps = counted.filter { $0["type"] as? String == "rep" }
+      let reached = try #require(counted.firstIndex { $0["type"] as? String == "goal_reached" })
+      #expect(counted[reached]["goal"] as? String == goal)
+      #expect(counted[reached]["exercise"] as? String == "squat")
+      #expect(reps.map { $0["count"] as? Int } == [1, 2, 3, 4, 5], "\(goal)")
+      // Reached on the frame that counted the fifth rep (a rep's `t` is its end, at or before).
+      let fifth = try #require(counted.lastIndex { $0["type"] as? String == "rep" })
+      #expect(reached > fifth)
+      #expect((counted[reached]["t"] as! Double) >= (counted[fifth]["t"] as! Double))
+      #expect(squat(counted)?["reps"] as? Int == 5)
+      #expect(squat(counted)?["goals_reached"] as? Int == 1)
+    }
+    // A time goal: from the stream's first frame, reached at the first frame past it.
+    let firstFrame = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n")[1]
+    let start = try #require(
+      (try JSONSerialization.jsonObject(with: Data(firstFrame.utf8)) as? [String: Any])?["t"]
+        as? Double)
+    let timed = try events(["--goal", "6s"])
+    let reached = try #require(timed.first { $0["type"] as? String == "goal_reached" })
+    let after = (reached["t"] as? Double ?? 0) - start
+    #expect(after >= 6 - 1e-3 && after <= 6 + 2.0 / 30, "goal after \(after) s")
+    #expect(abs((squat(timed)?["active_seconds"] as? Double ?? 0) - 6) <= 2.0 / 30)
+    #expect((squat(timed)?["reps"] as? Int ?? 8) < 8)
+    let text = try SpotterProcess.run(["count", "--exercise", "squat", "--goal", "5", file])
+    #expect(text.stdout.contains("squat: goal 5 reached"), "\(text.stdout)")
+    #expect(text.stdout.contains("squat: 5 reps in"), "\(text.stdout)")
+    #expect(text.stdout.contains(", goal reached"), "\(text.stdout)")
+    let other = try SpotterProcess.run(["count", "--exercise", "squat", "--goal", "lunge:5", file])
+    #expect(other.status == 64)
+    #expect(other.stderr.hasPrefix("Error: --goal lunge:5 is for lunge; this counts squat"))
+  }
+
   @Test func inspectReadsStandardInput() throws {
     let result = try SpotterProcess.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
     #expect(result.status == 0)

@@ -146,6 +146,18 @@ import Testing
     return folder + "/synth-\(String(format: "%06d", seed)).jsonl"
   }
 
+  /// Two people in one picture (they walk in past each other): one squats, one does jumping
+  /// jacks. Returns the pose file's path.
+  static func group(seed: Int) throws -> String {
+    let folder = Fixtures.temporaryFolder("spotter-serve-group")
+    let result = try SpotterProcess.run([
+      "synth", "--output", folder, "--workout", "squat:8, rest:3", "--workout",
+      "jumping_jack:12, rest:3", "--camera", "front", "--seed", "\(seed)",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    return folder + "/group-\(String(format: "%06d", seed)).jsonl"
+  }
+
   static func summary(_ events: [[String: Any]]) -> [String: Int] {
     guard let summary = events.last(where: { $0["type"] as? String == "summary" }),
       let exercises = summary["exercises"] as? [String: [String: Any]]
@@ -317,6 +329,80 @@ import Testing
     #expect((error?["message"] as? String)?.contains("squat:lots") == true, "\(bad)")
     #expect(Self.summary(bad)["squat"] == 8)
     #expect(server.stop() == 0)
+  }
+
+  /// Several people in one stream (`serve --people 2`, or `"people": N` in the header): each
+  /// person's events carry their id, and are what `spotter classify --people 2` gives on the
+  /// same file; the history keeps a session per person. A bad "people" is an error on line 1,
+  /// and the stream follows one person.
+  @Test func aStreamOfTwoPeopleIsCountedPerPerson() throws {
+    let file = try Self.group(seed: 31)
+    let weights = repositoryRoot + "/Weights/default.spotter"
+    let classified = try SpotterProcess.run([
+      "classify", "--people", "2", "--json", "--weights", weights, file,
+    ])
+    #expect(classified.status == 0, "\(classified.stderr)")
+    let expected = classified.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    let server = try Server(extra: ["--people", "2"])
+    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+    let header = lines[0]
+    func stream(_ keys: String, fraction: Double = 1) throws -> [[String: Any]] {
+      lines[0] = String(header.dropLast()) + keys + "}"
+      let client = try Client(socket: server.socket)
+      client.stream(
+        Fixtures.file(named: "people.jsonl", lines.joined(separator: "\n") + "\n"), speed: 6,
+        stopAfter: fraction)
+      return client.finish()
+    }
+    // What each person did: their reps as counted, and their summary.
+    func byPerson(_ events: [[String: Any]]) -> [Int: [String]] {
+      var seen: [Int: [String]] = [:]
+      for event in events {
+        guard let person = event["person"] as? Int, let type = event["type"] as? String else {
+          continue
+        }
+        if type == "rep" {
+          seen[person, default: []].append("\(event["exercise"]!) \(event["count"]!)")
+        } else if type == "summary" {
+          seen[person, default: []].append(
+            "summary \(Self.summary([event]).sorted { $0.key < $1.key })")
+        }
+      }
+      return seen
+    }
+    let served = try stream(#","client":"mirror""#)
+    #expect(served.allSatisfy { $0["person"] as? Int != nil }, "an event without its person")
+    #expect(Set(served.compactMap { $0["person"] as? Int }) == [1, 2])
+    let summaries = served.filter { $0["type"] as? String == "summary" }
+    #expect(summaries.count == 2 && summaries.allSatisfy { $0["dropped_frames"] as? Int == 0 })
+    #expect(byPerson(served) == byPerson(expected), "\(served)")
+    #expect(byPerson(served).values.allSatisfy { $0.count > 1 }, "each counts reps: \(served)")
+
+    let one = try stream(#","people":1"#, fraction: 0.3)
+    #expect(one.allSatisfy { $0["person"] == nil }, "\(one)")
+    #expect(one.last?["type"] as? String == "summary")
+    let bad = try stream(#","people":"lots""#, fraction: 0.3)
+    let error = bad.first { $0["type"] as? String == "error" }
+    #expect(error?["line"] as? Int == 1)
+    #expect(
+      (error?["message"] as? String)?.hasPrefix(#"header "people" is "lots"; expected"#) == true,
+      "\(bad)")
+    #expect(bad.allSatisfy { $0["person"] == nil } && bad.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+
+    let records = server.records
+    #expect(records.count == 4)
+    for person in [1, 2] {
+      let record = records.first { $0["person"] as? String == "mirror/\(person)" }
+      let stored = (record?["exercises"] as? [String: [String: Any]])?.mapValues {
+        $0["reps"] as? Int ?? -1
+      }
+      let summary = summaries.first { $0["person"] as? Int == person }.map { Self.summary([$0]) }
+      #expect(stored != nil && stored == summary, "person \(person): \(records)")
+    }
   }
 
   @Test func aLastLineWithoutItsNewlineIsStillRead() throws {

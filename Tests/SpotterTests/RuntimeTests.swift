@@ -28,8 +28,13 @@ import Testing
     }
   }
 
-  static func run(_ frames: [PeopleFrame]) -> [SpotterEvent] {
-    let session = runtime.makeSession()
+  /// The events of `frames` through one session, with `goals` if given.
+  static func run(_ frames: [PeopleFrame], goals: [Goal] = []) -> [SpotterEvent] {
+    var options = runtime.options
+    options.goals = goals
+    let session = Runtime(
+      classifier: runtime.classifier, catalogue: runtime.catalogue, options: options
+    ).makeSession()
     var events: [SpotterEvent] = []
     for frame in frames { session.push(frame) { events.append($0) } }
     session.finish { events.append($0) }
@@ -168,14 +173,7 @@ import Testing
   /// A goal ends the set at its target, reps counted in backfill included; the person's
   /// further squats do not start another set until the classifier has seen something else.
   @Test func aGoalEndsTheSetAtItsTarget() throws {
-    var options = SessionOptions()
-    options.goals = [Goal("squat:5")!]
-    let runtime = Runtime(
-      classifier: Self.runtime.classifier, catalogue: Self.runtime.catalogue, options: options)
-    let session = runtime.makeSession()
-    var events: [SpotterEvent] = []
-    for frame in Self.frames(Self.demo(seed: 5001)) { session.push(frame) { events.append($0) } }
-    session.finish { events.append($0) }
+    let events = Self.run(Self.frames(Self.demo(seed: 5001)), goals: [Goal("squat:5")!])
     let reached = try #require(
       events.firstIndex {
         if case .goalReached(_, "squat", "squat:5") = $0 { true } else { false }
@@ -191,6 +189,37 @@ import Testing
     guard case .summary(_, let exercises, _)? = events.last else { return }
     let squat = try #require(exercises.first { $0.name == "squat" })
     #expect(squat.reps == 5 && squat.goalsReached == 1)
+  }
+
+  /// A time goal ends each set once it has gone on that long, counted from the set's start as
+  /// reported (backdated to its first rep): `goal_reached` and `exercise_ended` come at the
+  /// first frame past the target, and the summary's active seconds are the target's.
+  @Test func aTimeGoalEndsEachSetWhenItHasGoneOnThatLong() throws {
+    let events = Self.run(Self.frames(Self.demo(seed: 5001)), goals: [Goal("8s")!])
+    let frame = 1 / Self.runtime.classifier.metadata.fps
+    var started: (exercise: String, t: Double)?
+    var reached: [String] = []
+    for (index, event) in events.enumerated() {
+      switch event {
+      case .exerciseStarted(let t, let exercise, _): started = (exercise, t)
+      case .goalReached(let t, let exercise, let goal):
+        #expect(goal == "8s" && exercise == started?.exercise)
+        let lasted = t - started!.t
+        #expect(lasted >= 8 && lasted <= 8 + 2 * frame, "\(exercise): goal after \(lasted) s")
+        guard case .exerciseEnded(t, exercise, _) = events[index + 1] else {
+          Issue.record("the set did not end at the goal: \(events[index + 1])")
+          continue
+        }
+        reached.append(exercise)
+      default: break
+      }
+    }
+    // The demo's squats, jumping jacks, push-ups and curls each go on for longer than 8 s.
+    #expect(reached.contains("squat"), "\(reached)")
+    guard case .summary(_, let exercises, _)? = events.last else { return }
+    let squat = try #require(exercises.first { $0.name == "squat" })
+    #expect(squat.goalsReached == 1 && squat.reps < 10, "\(squat)")
+    #expect(abs(squat.activeSeconds - 8) <= 2 * frame, "\(squat)")
   }
 
   /// Two threads' results, behind a lock.

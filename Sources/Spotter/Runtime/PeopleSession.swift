@@ -51,9 +51,13 @@ public final class PeopleSession {
     }
   }
 
-  /// Ends the stream: everyone's session is finished.
-  public func finish(emit: (_ person: Int, SpotterEvent) -> Void) {
-    tracker.finish { id in end(id, emit: emit) }
+  /// Ends the stream: everyone's session is finished. `counters` (the stream's bad lines, and
+  /// a server's dropped frames and events) go into the summary of each person still followed:
+  /// they are the stream's, and whoever is in view at its end was there when they were lost.
+  public func finish(
+    emit: (_ person: Int, SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()
+  ) {
+    tracker.finish { id in end(id, counters: counters, emit: emit) }
   }
 
   private func sessionIndex(for id: Int) -> Int {
@@ -62,9 +66,12 @@ public final class PeopleSession {
     return sessions.count - 1
   }
 
-  private func end(_ id: Int, emit: (_ person: Int, SpotterEvent) -> Void) {
+  private func end(
+    _ id: Int, counters: StreamCounters = StreamCounters(),
+    emit: (_ person: Int, SpotterEvent) -> Void
+  ) {
     guard let index = sessions.firstIndex(where: { $0.id == id }) else { return }
-    sessions[index].session.finish { emit(id, $0) }
+    sessions[index].session.finish(emit: { emit(id, $0) }, counters: counters)
     sessions.remove(at: index)
   }
 }

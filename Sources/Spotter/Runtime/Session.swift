@@ -315,7 +315,8 @@ public final class Session {
   }
 
   /// Ends the stream: closes the exercise under way and emits the summary. `counters` adds
-  /// what the caller lost on the way (the daemon's dropped frames and events).
+  /// what the caller lost on the way (the daemon's dropped frames and events, bad lines it
+  /// reported itself) to the bad lines this session reported.
   public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
     resolvePending(emit: emit)
     if let label = activeLabel, let counter {
@@ -323,7 +324,7 @@ public final class Session {
     }
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     var counters = counters
-    counters.badLines = badLines
+    counters.badLines += badLines
     emit(.summary(t: lastTime, exercises: summary, counters: counters))
   }
 

@@ -82,10 +82,12 @@ enum ClassifyCommand {
       }
     }
     var frame = PeopleFrame()
+    var counters = StreamCounters()
     loop: while true {
       switch try source.next(into: &frame) {
       case .end: break loop
       case .skipped(let error):
+        counters.badLines += 1
         let event = SpotterEvent.error(t: nil, line: error.line, message: error.description)
         if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
       case .frame:
@@ -93,7 +95,7 @@ enum ClassifyCommand {
         try output.flush()
       }
     }
-    session.finish(emit: emit)
+    session.finish(emit: emit, counters: counters)
     try output.flush()
     return 0
   }

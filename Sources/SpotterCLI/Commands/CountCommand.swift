@@ -14,14 +14,20 @@ enum CountCommand {
     options: [
       .value("exercise", "NAME", "The exercise definition to count (see 'spotter exercises').")
     ] + ExerciseCatalogueOption.options + [
-      .flag("json", "Print NDJSON events (rep, cue, error, summary) instead of text."),
+      RuntimeOptions.goal,
+      .flag(
+        "json", "Print NDJSON events (rep, cue, goal_reached, error, summary) instead of text."),
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
       .value(
         "people", "N", "Count up to N people apart (events and totals carry person).",
         default: "1"),
       ReportCommand.option,
     ],
-    discussion: "Reps are printed as they happen, so a live pipe shows them at once.",
+    discussion: """
+      Reps are printed as they happen, so a live pipe shows them at once. The stream is one set,
+      from its first frame: a --goal (20 reps, 60s, or squat:20 for the exercise counted) ends it,
+      with a goal_reached event, and what comes after is not counted.
+      """,
     run: run
   )
 
@@ -33,6 +39,12 @@ enum CountCommand {
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: 1...64)!
+    let goals = try RuntimeOptions.goals(arguments)
+    if let other = goals.first(where: { !$0.applies(to: definition.name) }) {
+      throw CLIError.usage(
+        "--goal \(other) is for \(other.exercise!); this counts \(definition.name)",
+        command: command)
+    }
     let reportFile = arguments.values["report"]
     if people > 1 && reportFile != nil {
       throw CLIError.usage("--report is for one person", command: command)
@@ -51,7 +63,8 @@ enum CountCommand {
     }
     let recorder = reportFile.map { _ in ReportRecorder(for: definition, source: source.name) }
     let counted = try count(
-      source, definition: definition, people: people, recorder: recorder, emit: report
+      source, definition: definition, people: people, goals: goals, recorder: recorder,
+      emit: report
     ) {
       try output.flush()
     }
@@ -62,6 +75,7 @@ enum CountCommand {
         output.writeLine(
           (person.map { "[person \($0)] " } ?? "")
             + String(format: "%@: %d reps in %.1f s", total.name, total.reps, total.activeSeconds)
+            + (total.goalsReached > 0 ? ", goal reached" : "")
             + (counted.badLines > 0 ? " (\(counted.badLines) bad lines skipped)" : ""))
       }
     }
@@ -93,20 +107,36 @@ enum CountCommand {
     var badLines: Int
   }
 
+  /// One person's count: their engine and frame pipeline, and where a goal ended their set.
+  private final class PersonCount {
+    let id: Int
+    let counter: RepCounter
+    var pipeline = FramePipeline()
+    /// When a goal was reached (nil while the set goes on): later ticks are not counted.
+    var goalReached: Double?
+
+    init(id: Int, counter: RepCounter) {
+      self.id = id
+      self.counter = counter
+    }
+  }
+
   /// Runs `source` through one rep engine a person, each event to `emit` with its person
   /// (`afterFrame` after each frame's). With `people` 1, everyone in view is one stream (the
-  /// most prominent person followed), as the runtime does. A `recorder` (one person only)
-  /// also hears the ticks, the engine's samples and the events, with the stream as one set
-  /// from the first tick to the last.
+  /// most prominent person followed), as the runtime does. The stream is one set from its
+  /// first frame; the first of `goals` reached (reps, or seconds since that frame) ends it
+  /// with a `goal_reached` event, as a goal ends a set in a session, and later frames are not
+  /// counted. A `recorder` (one person only) also hears the ticks, the engine's samples and
+  /// the events, with the stream as one set from the first tick to the last counted.
   static func count(
     _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
-    recorder: ReportRecorder?, emit: (SpotterEvent, Int?) -> Void = { _, _ in },
-    afterFrame: () throws -> Void = {}
+    goals: [Goal] = [], recorder: ReportRecorder?,
+    emit: (SpotterEvent, Int?) -> Void = { _, _ in }, afterFrame: () throws -> Void = {}
   ) throws -> Counted {
     precondition(recorder == nil || people == 1, "a report is of one person")
     let name = definition.name
     var tracker = PeopleTracker(capacity: people)
-    var counters: [(id: Int, counter: RepCounter, pipeline: FramePipeline)] = []
+    var counters: [PersonCount] = []
     var frame = PeopleFrame()
     var single = PeopleFrame()
     var (first, last): (Double?, Double) = (nil, 0)
@@ -120,11 +150,12 @@ enum CountCommand {
       if !counters.contains(where: { $0.id == id }) {
         let counter = RepCounter(definition)
         if let recorder { counter.engine.onSample = { recorder.take($0, exercise: name) } }
-        counters.append((id, counter, FramePipeline()))
+        counters.append(PersonCount(id: id, counter: counter))
       }
-      let index = counters.firstIndex { $0.id == id }!
-      let counter = counters[index].counter
-      counters[index].pipeline.push(frame) { pose, t in
+      let entry = counters.first { $0.id == id }!
+      let person = people > 1 ? id : nil
+      entry.pipeline.push(frame) { pose, t in
+        guard entry.goalReached == nil else { return }
         if let recorder {
           if lastTick == nil {
             recorder.take(.exerciseStarted(t: t, exercise: name, confidence: 1))
@@ -132,13 +163,20 @@ enum CountCommand {
           recorder.take(pose, t: t)
         }
         lastTick = t
-        counter.process(pose, t: t) { event in
+        entry.counter.process(pose, t: t) { event in
           SpotterEvent.events(of: event, exercise: name, backfilled: false) {
-            report($0, person: people > 1 ? id : nil)
+            report($0, person: person)
           }
         }
+        let seconds = t - (first ?? t)
+        if let goal = goals.first(where: {
+          $0.isReached(reps: entry.counter.count, seconds: seconds)
+        }) {
+          entry.goalReached = t
+          report(.goalReached(t: t, exercise: name, goal: goal.description), person: person)
+        }
       }
-      counter.positionsAreLost = counters[index].pipeline.correctsBoxedFrames
+      entry.counter.positionsAreLost = entry.pipeline.correctsBoxedFrames
     }
     loop: while true {
       switch try source.next(into: &frame) {
@@ -178,11 +216,13 @@ enum CountCommand {
       }
     }
     if counters.isEmpty && people == 1 {
-      counters.append((1, RepCounter(definition), FramePipeline()))
+      counters.append(PersonCount(id: 1, counter: RepCounter(definition)))
     }
     let summaries = counters.map { entry in
+      let end = entry.goalReached ?? last
       let total = ExerciseTotal(
-        name: name, reps: entry.counter.count, activeSeconds: last - (first ?? last))
+        name: name, reps: entry.counter.count, activeSeconds: end - (first ?? end),
+        goalsReached: entry.goalReached == nil ? 0 : 1)
       return (
         person: people > 1 ? entry.id : nil,
         summary: SpotterEvent.summary(

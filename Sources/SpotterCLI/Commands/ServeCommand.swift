@@ -33,13 +33,19 @@ enum ServeCommand {
           + "postgresql:// URL shared by several daemons.",
         default: HistoryLocation.standardDescription),
       .flag("no-history", "Keep no workout history."),
+      .value(
+        "people", "N",
+        "Follow up to N people in a stream whose header does not say (\"people\": N), each "
+          + "with their own exercises and counts (events carry person).",
+        default: "1"),
     ],
     discussion: """
       Protocol: send a pose-file header line, then frame lines (README, "Pose files"); read NDJSON
       events back. {"cmd":"stats"} on any connection returns the server's counters. SIGTERM
       stops accepting, summarises the open sessions, writes every queued session to the history
       and exits 0; SIGHUP reloads the exercise definitions. A "person" or "client" key in a
-      stream's header is stored with its session.
+      stream's header is stored with its session; with several people, each person is a session
+      of the history, their id added to it ("gym-3/2").
       """,
     run: run
   )
@@ -54,6 +60,7 @@ enum ServeCommand {
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
     configuration.exercisesFolder = arguments.string("exercises")
+    configuration.people = try arguments.int("people", range: 1...64)!
     let notify: @Sendable (Daemon.Notice) -> Void = { Terminal.error("spotter serve: \($0)") }
     configuration.notify = notify
     if !arguments.flag("no-history") {

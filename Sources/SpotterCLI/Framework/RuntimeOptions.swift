@@ -18,12 +18,27 @@ enum RuntimeOptions {
       .value(
         "exit", "N", "Predictions in a row of anything else to end it.",
         default: "\(defaults.exitPredictions)"),
-      .value(
-        "goal", "GOAL",
-        "End a set at a target: squat:20 (reps), 60s (time), lunge:45s; give it again for more."),
+      goal,
     ]
   /// The library's defaults are the command line's: one place to change them.
   private static let defaults = SessionOptions()
+
+  /// `--goal`, given as often as needed; `goals(_:)` reads it.
+  static let goal = Option.value(
+    "goal", "GOAL",
+    "End a set at a target: squat:20 (reps), 60s (time), lunge:45s; give it again for more.")
+
+  /// The `--goal` targets; one it cannot read is a usage error that names it.
+  static func goals(_ arguments: ParsedArguments) throws -> [Goal] {
+    try arguments.strings(goal.name).map { text in
+      guard let goal = Goal(text) else {
+        throw CLIError.usage(
+          "--goal takes REPS, SECONDSs, EXERCISE:REPS or EXERCISE:SECONDSs (e.g. squat:20, 60s), "
+            + "got '\(text)'", command: arguments.command)
+      }
+      return goal
+    }
+  }
 
   /// For commands that send events: `prediction` events are many and off by default.
   static let predictions = Option.flag(
@@ -41,14 +56,7 @@ enum RuntimeOptions {
     options.enterConfidence = Float(try arguments.double("enter", range: 0...1)!)
     options.dwell = try arguments.int("dwell", range: 1...100)!
     options.exitPredictions = try arguments.int("exit", range: 1...100)!
-    options.goals = try arguments.strings("goal").map { text in
-      guard let goal = Goal(text) else {
-        throw CLIError.usage(
-          "--goal takes REPS, SECONDSs, EXERCISE:REPS or EXERCISE:SECONDSs (e.g. squat:20, 60s), "
-            + "got '\(text)'", command: arguments.command)
-      }
-      return goal
-    }
+    options.goals = try goals(arguments)
     options.reportPredictions =
       arguments.command.options.contains { $0.name == predictions.name }
       && arguments.flag(predictions.name)

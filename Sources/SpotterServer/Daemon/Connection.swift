@@ -19,14 +19,24 @@ final class Connection {
   /// `lines` until it is released.
   private var waiting: [(line: LineSplitter.Line, number: Int)] = []
   private(set) var output: [UInt8] = []
+  /// One person's session, whose predictions the daemon batches; nil before the header came,
+  /// and in a stream of several people.
   private(set) var session: Session?
+  /// A stream of several people (`"people": N` above 1): a session each, predicting in-line.
+  private var people: PeopleSession?
+  /// The header came: frames go to `session` or `people`.
+  var isOpen: Bool { session != nil || people != nil }
   /// The network's state for this session's windows, which the daemon batches.
   private(set) lazy var slidingState = SlidingWindowState(classifier: daemon.classifier)
   private var decoder: PoseLineDecoder?
   private var frame = PeopleFrame()
   private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
-  /// The session's sets and reps for the history, from the events sent.
+  /// The session's sets and reps for the history, from the events sent; in a stream of
+  /// several people, a record each (`personRecorders`), stored when their summary is sent.
   private var recorder: SessionRecorder?
+  private var personRecorders: [(id: Int, recorder: SessionRecorder)] = []
+  /// Who the header says the stream is (its `person` or `client`), for the history.
+  private var streamPerson: String?
 
   init(descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon) {
     self.descriptor = descriptor
@@ -115,7 +125,7 @@ final class Connection {
       write(daemon.statsLine())
       return
     }
-    guard let session, decoder != nil else {
+    guard isOpen, decoder != nil else {
       startSession(line, number: number)
       return
     }
@@ -127,10 +137,19 @@ final class Connection {
     switch decoder!.decode(line, line: number, into: &frame) {  // in place: it keeps state
     case .frame:
       daemon.countFrame()
-      session.push(frame) { send($0) }
+      if let session {
+        session.push(frame) { send($0) }
+      } else {
+        people!.push(frame) { send($1, person: $0) }
+      }
     case .skipped(let error):
       daemon.countError()
-      session.reportBadLine(error) { send($0) }
+      if let session {
+        session.reportBadLine(error) { send($0) }
+      } else {
+        counters.badLines += 1
+        send(.error(t: nil, line: error.line, message: error.description))
+      }
     case .end: break
     }
   }
@@ -156,6 +175,16 @@ final class Connection {
     return (goals, nil)
   }
 
+  /// The header's number of people to follow (`"people": 2`), if it names one; a bad one is
+  /// an error to report, and the stream follows one person.
+  static func people(in header: PoseFileHeader) -> (people: Int?, error: String?) {
+    guard let text = header.extra["people"] else { return (nil, nil) }
+    guard let people = Int(text), (1...64).contains(people) else {
+      return (1, "header \"people\" is \(text); expected a whole number from 1 to 64")
+    }
+    return (people, nil)
+  }
+
   private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
     do {
       let header = try PoseFileHeader(line: line, file: name)
@@ -165,8 +194,21 @@ final class Connection {
         daemon.countError()
         send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
       }
-      session = daemon.makeSession(goals: goals.goals)
-      recorder = SessionRecorder(source: "spotter serve, \(name)", person: header.person)
+      let people = Self.people(in: header)
+      if let error = people.error {
+        daemon.countError()
+        send(
+          .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
+      }
+      streamPerson = header.person
+      let runtime = daemon.runtime(goals: goals.goals)
+      let count = people.people ?? daemon.configuration.people
+      if count > 1 {
+        self.people = runtime.makePeopleSession(people: count)
+      } else {
+        session = runtime.makeSession(batchingPredictions: true)
+        recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
+      }
     } catch {
       daemon.countError()
       send(
@@ -181,6 +223,11 @@ final class Connection {
   /// Ends the session (if any): the exercise under way, the summary to the client and the
   /// history.
   func finish() {
+    if let people {
+      people.finish(emit: { send($1, person: $0) }, counters: counters)
+      self.people = nil
+      return
+    }
     guard let session else { return }
     // A prediction still due is made here, alone, as the daemon's batch would have.
     while session.predictionDue {
@@ -205,6 +252,27 @@ final class Connection {
   func send(_ event: SpotterEvent) {
     recorder?.take(event)
     write(event.jsonLine)
+  }
+
+  /// An event of one person in a stream of several. Each person is a session of the history
+  /// (`person` the header's with `/id` added, `source` naming the id), stored when their
+  /// summary comes: when they leave, or when the stream ends.
+  private func send(_ event: SpotterEvent, person id: Int) {
+    write(event.jsonLine(person: id))
+    if !personRecorders.contains(where: { $0.id == id }) {
+      personRecorders.append(
+        (
+          id,
+          SessionRecorder(
+            source: "spotter serve, \(name), person \(id)",
+            person: streamPerson.map { "\($0)/\(id)" })
+        ))
+    }
+    let index = personRecorders.firstIndex { $0.id == id }!
+    personRecorders[index].recorder.take(event)
+    if case .summary = event {
+      daemon.record(personRecorders.remove(at: index).recorder.record)
+    }
   }
 
   private func write(_ line: String) {

@@ -11,8 +11,13 @@ import Spotter
 /// is needed. Predictions are batched: sessions leave them to the daemon
 /// (`Runtime.makeSession(batchingPredictions:)`), and at the end of each poll round the
 /// windows of every session whose prediction is due go through the network together, each
-/// computing only the frames it added since its last window (`SlidingWindowState`). Protocol: the client sends a pose-file header line, then frame lines, and reads
-/// NDJSON events back; `{"cmd":"stats"}` asks for the server's counters.
+/// computing only the frames it added since its last window (`SlidingWindowState`). A stream
+/// with several people (`"people": N` in its header, or `Configuration.people`) runs a
+/// `PeopleSession`, whose sessions predict in-line, unbatched: batching them would need a
+/// sliding state per person and a due list that names people, for streams that are few (a gym
+/// mirror, a class) and cost a streaming step per person a frame. Protocol: the client sends a
+/// pose-file header line, then frame lines, and reads NDJSON events back; `{"cmd":"stats"}`
+/// asks for the server's counters.
 ///
 /// Under pressure: of each connection's unprocessed frames only the newest 15 (half a second)
 /// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error`
@@ -39,6 +44,10 @@ public final class Daemon {
     /// Stores each finished session, off the daemon's thread; nil keeps no history.
     public var history: HistoryWriter?
     public var exercisesFolder: String?
+    /// People followed in a stream whose header does not say (`"people": N`): 1 follows the
+    /// most prominent person, as a stream of one; more follow each on their own
+    /// (`PeopleSession`), every event saying whose.
+    public var people = 1
     /// Hears what an operator should know; called on the daemon's thread, or the history
     /// writer's.
     public var notify: @Sendable (Notice) -> Void = { _ in }
@@ -250,14 +259,13 @@ public final class Daemon {
 
   var classifier: Classifier { runtime.classifier }
 
-  /// A session for a new stream, which leaves its predictions to `predictDue`: with the server's goals, or with `goals` when its header
-  /// names its own.
-  func makeSession(goals: [Goal]? = nil) -> Session {
-    guard let goals else { return runtime.makeSession(batchingPredictions: true) }
+  /// The runtime a new stream's sessions come from: the server's, or with `goals` in place of
+  /// its goals when the stream's header names its own.
+  func runtime(goals: [Goal]?) -> Runtime {
+    guard let goals else { return runtime }
     var options = runtime.options
     options.goals = goals
     return Runtime(classifier: runtime.classifier, catalogue: runtime.catalogue, options: options)
-      .makeSession(batchingPredictions: true)
   }
 
   func countFrame() { stats.frames += 1 }
@@ -274,7 +282,7 @@ public final class Daemon {
   /// The `stats` reply.
   func statsLine() -> String {
     let seconds = max(Date().timeIntervalSince(started), 1e-3)
-    let open = connections.values.filter { $0.session != nil }.count
+    let open = connections.values.filter(\.isOpen).count
     let history = configuration.history?.current ?? HistoryWriter.Counters()
     let fields: [(String, String)] = [
       ("type", JSONText.quote("stats")), ("open_sessions", "\(open)"),
