@@ -208,7 +208,8 @@ enum CountCommand {
         try afterFrame()
       }
     }
-    for entry in counters {
+    // The stream ends the set of those whose goal did not: a rep on its way back up counts.
+    for entry in counters where entry.goalReached == nil {
       entry.counter.finish { event in
         SpotterEvent.events(of: event, exercise: name, backfilled: false) {
           report($0, person: people > 1 ? entry.id : nil)
