@@ -38,6 +38,8 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+    // epoll(7) for the daemon's poller on Linux, from the C library's own headers.
+    .systemLibrary(name: "CEpoll"),
     .target(name: "Randomness"),
     .target(name: "Poses"),
     .target(name: "ActionModel", dependencies: ["Linalg", "Poses", "Randomness"]),
@@ -47,7 +49,10 @@ let package = Package(
     .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
     .target(
       name: "SpotterServer",
-      dependencies: ["CPostgres", "CSQLite", "Poses", "RepCounting", "Spotter"]),
+      dependencies: [
+        .target(name: "CEpoll", condition: .when(platforms: [.linux])), "CPostgres", "CSQLite",
+        "Poses", "RepCounting", "Spotter",
+      ]),
     // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
     .target(name: "Speech", dependencies: ["ActionModel", "RepCounting", "Spotter"]),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
@@ -95,7 +100,8 @@ let package = Package(
     .testTarget(
       name: "SpotterTests",
       dependencies: [
-        "ActionModel", "MotionSynth", "Poses", "RepCounting", "Spotter", "TestSupport",
+        "ActionModel", "MotionSynth", "Poses", "Randomness", "RepCounting", "Spotter",
+        "TestSupport",
       ]),
     .testTarget(
       name: "SpotterServerTests", dependencies: ["Spotter", "SpotterServer", "TestSupport"]),

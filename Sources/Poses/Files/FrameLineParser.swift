@@ -342,9 +342,12 @@ struct ByteScanner {
   /// a number is an error.
   mutating func number() throws(FrameLineError) -> Double {
     let start = position
-    if consume(literal: "NaN") || consume(literal: "nan") { return .nan }
-    if consume(literal: "Infinity") || consume(literal: "inf") { return .infinity }
-    if consume(literal: "-Infinity") || consume(literal: "-inf") { return -.infinity }
+    // A digit first (most numbers) cannot start NaN or Infinity.
+    if peek &- 0x30 >= 10 {
+      if consume(literal: "NaN") || consume(literal: "nan") { return .nan }
+      if consume(literal: "Infinity") || consume(literal: "inf") { return .infinity }
+      if consume(literal: "-Infinity") || consume(literal: "-inf") { return -.infinity }
+    }
     var negative = false
     if peek == UInt8(ascii: "-") {
       negative = true

@@ -74,86 +74,93 @@ public enum SpotterEvent: Sendable, Equatable {
   /// The event as one line of JSON, saying whose it is (`"person":2` after its type) in a
   /// stream with several people.
   public func jsonLine(person: Int?) -> String {
-    var fields: [String] = []
-    func add(_ key: String, _ value: String) { fields.append("\"\(key)\":\(value)") }
-    let number = JSONText.number
-    let time = JSONText.time
+    var bytes: [UInt8] = []
+    appendJSON(person: person, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the event's line of JSON (no newline) to `bytes`: what `jsonLine` is, without
+  /// making a string (the daemon writes events straight into a connection's output).
+  public func appendJSON(person: Int? = nil, to bytes: inout [UInt8]) {
+    func field<Value>(
+      _ key: StaticString, _ value: Value, _ write: (Value, inout [UInt8]) -> Void
+    ) {
+      JSONText.appendKey(key, to: &bytes)
+      write(value, &bytes)
+    }
+    func string(_ key: StaticString, _ value: String) { field(key, value, JSONText.appendQuoted) }
+    func number(_ key: StaticString, _ value: Double) { field(key, value, JSONText.appendNumber) }
+    func time(_ key: StaticString, _ value: Double) { field(key, value, JSONText.appendTime) }
+    func integer(_ key: StaticString, _ value: Int) {
+      field(key, value, DecimalText.appendInteger)
+    }
+    func bool(_ key: StaticString, _ value: Bool) {
+      field(key, value ? "true" : "false", JSONText.appendRaw)
+    }
+    bytes.append(UInt8(ascii: "{"))
+    if let t { time("t", t) }
+    string("type", type)
+    if let person { integer("person", person) }
     switch self {
-    case .prediction(let t, let label, let confidence, let low, let probabilities):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("label", JSONText.quote(label))
-      add("confidence", number(confidence))
-      if low { add("low_confidence", "true") }
+    case .prediction(_, let label, let confidence, let low, let probabilities):
+      string("label", label)
+      number("confidence", confidence)
+      if low { bool("low_confidence", true) }
       if !probabilities.isEmpty {
-        add(
-          "probabilities",
-          "{"
-            + probabilities.map { "\(JSONText.quote($0.0)):\(number($0.1))" }.joined(separator: ",")
-            + "}")
+        JSONText.appendKey("probabilities", to: &bytes)
+        bytes.append(UInt8(ascii: "{"))
+        for (index, (label, probability)) in probabilities.enumerated() {
+          if index > 0 { bytes.append(UInt8(ascii: ",")) }
+          JSONText.appendQuoted(label, to: &bytes)
+          bytes.append(UInt8(ascii: ":"))
+          JSONText.appendNumber(probability, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
       }
-    case .presence(let t, let present):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("present", present ? "true" : "false")
-    case .exerciseStarted(let t, let exercise, let confidence):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("confidence", number(confidence))
-    case .rep(let t, let exercise, let rep, let backfilled):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("count", String(rep.count))
-      add("duration", number(rep.duration))
-      add("range_of_motion", number(rep.rangeOfMotion))
-      add("time_down", number(rep.timeDown))
-      add("time_up", number(rep.timeUp))
-      add("backfilled", backfilled ? "true" : "false")
-      add("partial", rep.partial ? "true" : "false")
-      if let side = rep.side { add("side", JSONText.quote(side)) }
-      if let angles = rep.angles { add("angles", JSONText.angles(angles)) }
-    case .repRejected(let t, let exercise, let rejection):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("reason", JSONText.quote(rejection.reason.rawValue))
-      if let detail = rejection.detail { add("detail", JSONText.quote(detail)) }
-      add("start", time(rejection.start))
-      add("range_of_motion", number(rejection.rangeOfMotion))
-    case .cue(let t, let exercise, let message):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("message", JSONText.quote(message))
-    case .goalReached(let t, let exercise, let goal):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("goal", JSONText.quote(goal))
-    case .exerciseEnded(let t, let exercise, let reps):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercise", JSONText.quote(exercise))
-      add("reps", String(reps))
-    case .summary(let t, let exercises, let counters):
-      add("t", time(t))
-      add("type", JSONText.quote(type))
-      add("exercises", JSONText.exercises(exercises))
-      add("bad_lines", String(counters.badLines))
-      if let dropped = counters.droppedEvents { add("dropped_events", String(dropped)) }
-      if let dropped = counters.droppedFrames { add("dropped_frames", String(dropped)) }
-    case .error(let t, let line, let message):
-      if let t { add("t", time(t)) }
-      add("type", JSONText.quote(type))
-      if let line { add("line", String(line)) }
-      add("message", JSONText.quote(message))
+    case .presence(_, let present): bool("present", present)
+    case .exerciseStarted(_, let exercise, let confidence):
+      string("exercise", exercise)
+      number("confidence", confidence)
+    case .rep(_, let exercise, let rep, let backfilled):
+      string("exercise", exercise)
+      integer("count", rep.count)
+      number("duration", rep.duration)
+      number("range_of_motion", rep.rangeOfMotion)
+      number("time_down", rep.timeDown)
+      number("time_up", rep.timeUp)
+      bool("backfilled", backfilled)
+      bool("partial", rep.partial)
+      if let side = rep.side { string("side", side) }
+      if let angles = rep.angles {
+        JSONText.appendKey("angles", to: &bytes)
+        JSONText.appendAngles(angles, to: &bytes)
+      }
+    case .repRejected(_, let exercise, let rejection):
+      string("exercise", exercise)
+      string("reason", rejection.reason.rawValue)
+      if let detail = rejection.detail { string("detail", detail) }
+      time("start", rejection.start)
+      number("range_of_motion", rejection.rangeOfMotion)
+    case .cue(_, let exercise, let message):
+      string("exercise", exercise)
+      string("message", message)
+    case .goalReached(_, let exercise, let goal):
+      string("exercise", exercise)
+      string("goal", goal)
+    case .exerciseEnded(_, let exercise, let reps):
+      string("exercise", exercise)
+      integer("reps", reps)
+    case .summary(_, let exercises, let counters):
+      JSONText.appendKey("exercises", to: &bytes)
+      JSONText.appendExercises(exercises, to: &bytes)
+      integer("bad_lines", counters.badLines)
+      if let dropped = counters.droppedEvents { integer("dropped_events", dropped) }
+      if let dropped = counters.droppedFrames { integer("dropped_frames", dropped) }
+    case .error(_, let line, let message):
+      if let line { integer("line", line) }
+      string("message", message)
     }
-    if let person, let type = fields.firstIndex(where: { $0.hasPrefix("\"type\"") }) {
-      fields.insert("\"person\":\(person)", at: type + 1)
-    }
-    return "{" + fields.joined(separator: ",") + "}"
+    bytes.append(UInt8(ascii: "}"))
   }
 
   public static func == (lhs: SpotterEvent, rhs: SpotterEvent) -> Bool {

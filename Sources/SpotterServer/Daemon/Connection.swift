@@ -3,6 +3,12 @@ import Foundation
 import Poses
 import Spotter
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// One client of the daemon: its bytes in and out, and its session once the header came.
 final class Connection {
   let descriptor: FileDescriptor
@@ -15,10 +21,17 @@ final class Connection {
   var closed = false
   /// Received bytes, split into lines (a line over the limit comes out as too long).
   private let lines: LineSplitter
-  /// The whole lines received and not yet handled, with their numbers; they point into
-  /// `lines` until it is released.
-  private var waiting: [(line: LineSplitter.Line, number: Int)] = []
+  /// The whole lines received and not yet handled, with their numbers and kinds; they point
+  /// into `lines` until it is released.
+  private var waiting: [(line: LineSplitter.Line, number: Int, kind: LineKind)] = []
+  /// Events not yet written: appended as they come, written once a round (`flush`).
   private(set) var output: [UInt8] = []
+  /// Queued with the daemon: for the round's batch of predictions, and for a write at the end
+  /// of the round.
+  var queuedForPrediction = false
+  var queuedForFlush = false
+  /// What the poller waits for on this connection: lines, and room to write.
+  var interest = (read: true, write: false)
   /// One person's session, whose predictions the daemon batches; nil before the header came,
   /// and in a stream of several people.
   private(set) var session: Session?
@@ -45,25 +58,31 @@ final class Connection {
     lastActivity = now
     lines = LineSplitter(maxLineLength: maxLine)
     waiting.reserveCapacity(64)
+    output.reserveCapacity(4096)
   }
 
   /// Reads what the socket has, up to four reads a round, so one fast sender cannot hold the
-  /// loop (poll reports the rest next round); then handles the whole lines.
+  /// loop (poll reports the rest next round); then handles the whole lines. A read that does
+  /// not fill the space offered took everything there was: the socket is not asked again in
+  /// this round only to say it is empty.
   func receive(now: Double) {
     for _ in 0..<4 {
       do {
         var result = FileDescriptor.ReadResult.wouldBlock
+        var offered = 0
         try lines.fill { free in
+          offered = free.count
           result = try descriptor.read(into: free)
           if case .bytes(let count) = result { return count }
           return 0
         }
-        guard case .bytes = result else {
+        guard case .bytes(let count) = result else {
           if result == .end { endInput() }
           break
         }
         lastActivity = now
         takeLines()
+        if count < offered { break }
       } catch {
         closed = true
         break
@@ -81,7 +100,11 @@ final class Connection {
   }
 
   private func takeLines() {
-    while let line = lines.next() { waiting.append((line, lines.lineNumber)) }
+    while let line = lines.next() {
+      let kind: LineKind
+      if case .text(let text) = line { kind = LineKind(text) } else { kind = .other }
+      waiting.append((line, lines.lineNumber, kind))
+    }
   }
 
   /// Frames that may wait at once (half a second at 30 fps): beyond them, the older are late.
@@ -94,15 +117,15 @@ final class Connection {
     guard !waiting.isEmpty else { return }
     var framesSeen = 0
     var keepFrom = Int.max  // the index of the first frame line kept
-    for index in stride(from: waiting.count - 1, through: 0, by: -1) {
-      guard case .text(let line) = waiting[index].line, Self.looksLikeFrame(line) else { continue }
+    for index in stride(from: waiting.count - 1, through: 0, by: -1)
+    where waiting[index].kind == .frame {
       framesSeen += 1
       if framesSeen <= Self.backlog { keepFrom = index }
     }
     for index in waiting.indices {
-      let (line, number) = waiting[index]
+      let (line, number, kind) = waiting[index]
       switch line {
-      case .text(let text): handle(text, number: number, late: index < keepFrom)
+      case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
       case .tooLong(let length):
         daemon.countError()
         send(
@@ -119,9 +142,11 @@ final class Connection {
   }
 
   /// One whole line: a stats command, the header, or a frame (dropped if `late`).
-  private func handle(_ line: UnsafeBufferPointer<UInt8>, number: Int, late: Bool) {
-    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-    if Self.isStatsCommand(line) {
+  private func handle(
+    _ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind, late: Bool
+  ) {
+    if kind == .blank { return }
+    if kind == .statsCommand {
       write(daemon.statsLine())
       return
     }
@@ -129,7 +154,7 @@ final class Connection {
       startSession(line, number: number)
       return
     }
-    if late && Self.looksLikeFrame(line) {
+    if late && kind == .frame {
       counters.droppedFrames! += 1
       daemon.countDropped(1)
       return
@@ -251,14 +276,26 @@ final class Connection {
 
   func send(_ event: SpotterEvent) {
     recorder?.take(event)
-    write(event.jsonLine)
+    append(event, person: nil)
+  }
+
+  /// Writes the event's line into the output (as bytes, with no string made), or counts it
+  /// dropped when the client is that far behind.
+  private func append(_ event: SpotterEvent, person: Int?) {
+    guard output.count < daemon.configuration.maxPendingOutput else {
+      counters.droppedEvents! += 1
+      return
+    }
+    event.appendJSON(person: person, to: &output)
+    output.append(0x0A)
+    daemon.flushAtEndOfRound(self)
   }
 
   /// An event of one person in a stream of several. Each person is a session of the history
   /// (`person` the header's with `/id` added, `source` naming the id), stored when their
   /// summary comes: when they leave, or when the stream ends.
   private func send(_ event: SpotterEvent, person id: Int) {
-    write(event.jsonLine(person: id))
+    append(event, person: id)
     if !personRecorders.contains(where: { $0.id == id }) {
       personRecorders.append(
         (
@@ -282,7 +319,7 @@ final class Connection {
     }
     output.append(contentsOf: line.utf8)
     output.append(0x0A)
-    flush()
+    daemon.flushAtEndOfRound(self)
   }
 
   /// Writes what the socket takes now; the rest waits for the next POLLOUT.
@@ -298,30 +335,52 @@ final class Connection {
     }
   }
 
-  static func looksLikeFrame(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-    // Frames carry "pose" or "people"; headers carry "spotter". A cheap test, exact enough to
-    // choose what to drop: a frame that slips by is decoded, not lost.
-    guard let first = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-      line[first] == UInt8(ascii: "{")
-    else { return false }
-    return !contains(line, "\"spotter\"") && !contains(line, "\"cmd\"")
-  }
+  /// What a line is, told from its bytes once, when it arrives.
+  enum LineKind {
+    /// Only spaces.
+    case blank
+    /// `{"cmd":"stats"}`.
+    case statsCommand
+    /// Carries neither `"spotter"` (a header) nor `"cmd"`: a frame (or a bad line, which
+    /// decoding names). A cheap test, exact enough to choose what to drop: a frame that slips
+    /// by is decoded, not lost.
+    case frame
+    /// Anything else: a header, another command, a line that is not an object.
+    case other
 
-  static func isStatsCommand(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-    contains(line, "\"cmd\"") && contains(line, "\"stats\"")
-  }
-
-  private static func contains(_ line: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-    let needle = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-    guard line.count >= needle.count else { return false }
-    for start in 0...(line.count - needle.count) where line[start] == needle[0] {
-      var match = true
-      for offset in 1..<needle.count where line[start + offset] != needle[offset] {
-        match = false
-        break
+    init(_ line: UnsafeBufferPointer<UInt8>) {
+      guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else {
+        self = .blank
+        return
       }
-      if match { return true }
+      let first = line.firstIndex { $0 != 0x20 && $0 != 0x09 }!
+      let command = Self.contains(line, "\"cmd\"")
+      if command && Self.contains(line, "\"stats\"") {
+        self = .statsCommand
+      } else if line[first] == UInt8(ascii: "{") && !command
+        && !Self.contains(line, "\"spotter\"")
+      {
+        self = .frame
+      } else {
+        self = .other
+      }
     }
-    return false
+
+    private static func contains(_ line: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+      // Each candidate start found with `memchr`: the needles open with a quote, a few of
+      // which a frame line has per joint.
+      let length = text.utf8CodeUnitCount
+      guard let base = line.baseAddress, line.count >= length else { return false }
+      var offset = 0
+      while offset <= line.count - length,
+        let found = memchr(
+          base + offset, Int32(text.utf8Start[0]), line.count - length + 1 - offset)
+      {
+        let start = base + offset + (UnsafeRawPointer(found) - UnsafeRawPointer(base + offset))
+        if memcmp(start, text.utf8Start, length) == 0 { return true }
+        offset = start - base + 1
+      }
+      return false
+    }
   }
 }

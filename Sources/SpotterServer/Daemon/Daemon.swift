@@ -75,9 +75,18 @@ public final class Daemon {
   private var runtime: Runtime
   private var listeners: [FileDescriptor] = []
   private var connections: [FileDescriptor: Connection] = [:]
-  private var poller = Poller()
+  /// Made by `listen()`.
+  private var poller: Poller!
   private var stats = Stats()
   private let started = Date()
+  /// Connections whose session has a prediction due, in the order they became due; and those
+  /// with events to write at the end of the round. Each connection is queued once
+  /// (`Connection.queuedForPrediction`, `queuedForFlush`), so a round never scans every
+  /// connection to find the few with something to do.
+  private var dueQueue: [Connection] = []
+  private var flushQueue: [Connection] = []
+  /// When idle connections were last looked for.
+  private var lastIdleCheck = 0.0
   /// The round's due predictions: their sessions, windows (B, T, F) and probabilities (B, K),
   /// reused from round to round (grown, never shrunk).
   private var due: [Connection] = []
@@ -103,11 +112,13 @@ public final class Daemon {
 
   /// Binds the listeners. Throws `SystemError` naming what could not be bound.
   public func listen() throws(SystemError) {
+    poller = try Poller()
     if let path = configuration.socketPath { listeners.append(try Socket.listenUnix(path: path)) }
     if let port = configuration.port { listeners.append(try Socket.listenTCP(port: port)) }
     guard !listeners.isEmpty else {
       throw SystemError("nothing to listen on: give a socket path or a port", code: EINVAL)
     }
+    for listener in listeners { poller.set(listener, read: true, write: false, adding: true) }
   }
 
   /// Runs until SIGTERM (or SIGINT): the poll loop. Returns after every session is summarised.
@@ -121,11 +132,6 @@ public final class Daemon {
       let wait = roundStarted + roundSpacing(connections: connections.count) - uptime()
       if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       roundStarted = uptime()
-      poller.removeAll()
-      for listener in listeners { poller.add(listener, read: true, write: false) }
-      for (descriptor, connection) in connections {
-        poller.add(descriptor, read: !connection.inputEnded, write: !connection.output.isEmpty)
-      }
       do { try poller.wait(milliseconds: 100) } catch { break }
       let now = Date().timeIntervalSince1970
       poller.forEachReady { descriptor, readiness in
@@ -136,28 +142,36 @@ public final class Daemon {
         }
       }
       predictDue()
-      for connection in Array(connections.values)
-      where now - connection.lastActivity > configuration.idleSeconds {
-        connection.send(
-          .error(
-            t: nil, line: nil, message: "no line for \(Int(configuration.idleSeconds)) s: closing"))
-        close(connection)
+      flushQueued()
+      // Idle connections, looked for once a second: a scan of every connection per round
+      // would cost more than the round's work.
+      if now - lastIdleCheck >= 1 {
+        lastIdleCheck = now
+        for connection in Array(connections.values)
+        where now - connection.lastActivity > configuration.idleSeconds {
+          connection.send(
+            .error(
+              t: nil, line: nil,
+              message: "no line for \(Int(configuration.idleSeconds)) s: closing"))
+          close(connection)
+        }
       }
     }
     // Drain: stop accepting, summarise every open session.
     for listener in listeners { listener.close() }
     if let path = configuration.socketPath { unlink(path) }
     for connection in Array(connections.values) { close(connection) }
+    poller.close()
     // What the history writer still holds is written before `run` returns.
     configuration.history?.finish()
   }
 
   /// The shortest time between the starts of two poll rounds: 4 µs per connection, at most
-  /// 2 ms. A round's poll costs about 0.1 µs per socket in the kernel however few frames are
-  /// ready, and a profile of 500 clients had the poll at 17% of the server's CPU once the
-  /// network was cheap; 2 ms between rounds bounds that to a few percent, adds at most 2 ms to
-  /// a frame's latency (a fifteenth of a frame's interval at 30 fps), and a server with a few
-  /// connections still wakes for each frame.
+  /// 2 ms. Each round has a fixed cost (a wait, a batch of predictions, a write per connection
+  /// with events), and frames gathered over 2 ms share it: more due windows go through the
+  /// network in one batch, and a connection's lines come in one read. 2 ms adds at most that
+  /// to a frame's latency (a fifteenth of a frame's interval at 30 fps), and a server with a
+  /// few connections still wakes for each frame.
   func roundSpacing(connections: Int) -> Double { min(0.002, Double(connections) * 4e-6) }
 
   private func uptime() -> Double { ProcessInfo.processInfo.systemUptime }
@@ -169,13 +183,17 @@ public final class Daemon {
     let classifier = runtime.classifier
     let frameFloats = classifier.config.window * classifier.config.inputFeatures
     let classes = classifier.config.classes
-    while true {
+    while !dueQueue.isEmpty {
       due.removeAll(keepingCapacity: true)
       dueStates.removeAll(keepingCapacity: true)
-      for connection in connections.values where connection.session?.predictionDue == true {
+      for connection in dueQueue {
+        connection.queuedForPrediction = false
+        // A connection closed meanwhile made its prediction alone, in `finish`.
+        guard connection.session?.predictionDue == true, isOpen(connection) else { continue }
         due.append(connection)
         dueStates.append(connection.slidingState)
       }
+      dueQueue.removeAll(keepingCapacity: true)
       guard !due.isEmpty else { return }
       if windows.count < due.count * frameFloats {
         windows = [Float](repeating: 0, count: 2 * due.count * frameFloats)
@@ -203,18 +221,59 @@ public final class Daemon {
             with: UnsafeBufferPointer(
               rebasing: probabilities[index * classes..<(index + 1) * classes])
           ) { connection.send($0) }
+          queueIfDue(connection)
         }
       }
     }
+  }
+
+  /// Queues the connection for the round's predictions if its session has one due.
+  private func queueIfDue(_ connection: Connection) {
+    guard !connection.queuedForPrediction, connection.session?.predictionDue == true else {
+      return
+    }
+    connection.queuedForPrediction = true
+    dueQueue.append(connection)
+  }
+
+  /// Writes the events of every connection that has some, one write each.
+  private func flushQueued() {
+    for connection in flushQueue {
+      connection.queuedForFlush = false
+      guard isOpen(connection) else { continue }
+      connection.flush()
+      if connection.closed { close(connection) } else { updateInterest(connection) }
+    }
+    flushQueue.removeAll(keepingCapacity: true)
+  }
+
+  /// Tells the poller what the connection waits for, when that changed: lines until its input
+  /// ended, and room to write while events wait.
+  private func updateInterest(_ connection: Connection) {
+    let interest = (read: !connection.inputEnded, write: !connection.output.isEmpty)
+    guard interest != connection.interest else { return }
+    connection.interest = interest
+    poller.set(connection.descriptor, read: interest.read, write: interest.write, adding: false)
+  }
+
+  /// Whether the connection is still served (its descriptor may since serve another).
+  private func isOpen(_ connection: Connection) -> Bool {
+    connections[connection.descriptor] === connection
   }
 
   private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
     if readiness.readable || readiness.closed { connection.receive(now: now) }
     if readiness.writable { connection.flush() }
     // A client that has sent everything gets its summary before the socket closes.
-    if connection.inputEnded { connection.finish() }
+    if connection.inputEnded {
+      connection.finish()
+      connection.flush()
+    }
     if connection.closed || (connection.inputEnded && connection.output.isEmpty) {
       close(connection)
+    } else {
+      updateInterest(connection)
+      queueIfDue(connection)
     }
   }
 
@@ -229,6 +288,7 @@ public final class Daemon {
         continue
       }
       stats.connectionsTotal += 1
+      poller.set(descriptor, read: true, write: false, adding: true)
       connections[descriptor] = Connection(
         descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
         maxLine: configuration.maxLineBytes, daemon: self)
@@ -238,6 +298,7 @@ public final class Daemon {
   private func close(_ connection: Connection) {
     connection.finish()
     connection.flush()
+    poller.remove(connection.descriptor)
     connection.descriptor.close()
     connections[connection.descriptor] = nil
   }
@@ -266,6 +327,13 @@ public final class Daemon {
     var options = runtime.options
     options.goals = goals
     return Runtime(classifier: runtime.classifier, catalogue: runtime.catalogue, options: options)
+  }
+
+  /// The connection has events to write: at the end of this round, with the rest.
+  func flushAtEndOfRound(_ connection: Connection) {
+    guard !connection.queuedForFlush else { return }
+    connection.queuedForFlush = true
+    flushQueue.append(connection)
   }
 
   func countFrame() { stats.frames += 1 }

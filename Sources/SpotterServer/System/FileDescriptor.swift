@@ -4,6 +4,10 @@
   import Darwin
 #endif
 
+#if os(Linux)
+  import CEpoll
+#endif
+
 /// A system call that failed: which call, and the reason `errno` gave.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
   /// What was being done, e.g. `read()` or `listen on /tmp/spotter.sock`.
@@ -78,10 +82,12 @@ struct FileDescriptor: Hashable, Sendable {
   }
 }
 
-/// `poll(2)` over a list of descriptors, reused round after round.
+/// Waits for descriptors to be ready. Descriptors are registered once, with what to wait
+/// for, and changed only when that changes: a round costs in proportion to the descriptors
+/// that are ready, not to every one registered. With hundreds of connections and a few frames
+/// in each round, rebuilding a `poll(2)` list and having the kernel look at every socket was a
+/// fifth of the daemon's CPU. `epoll(7)` on Linux; elsewhere `poll(2)` over the registrations.
 struct Poller {
-  private var entries: [pollfd] = []
-
   struct Readiness {
     var readable: Bool
     var writable: Bool
@@ -89,30 +95,89 @@ struct Poller {
     var closed: Bool
   }
 
-  mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+  #if os(Linux)
+    private let epoll: Int32
+    private var events: [epoll_event]
+    private var readyCount = 0
 
-  mutating func add(_ descriptor: FileDescriptor, read: Bool, write: Bool) {
-    let events = (read ? Int16(POLLIN) : 0) | (write ? Int16(POLLOUT) : 0)
-    entries.append(pollfd(fd: descriptor.rawValue, events: events, revents: 0))
-  }
-
-  /// Waits up to `milliseconds` for any descriptor to be ready. A signal ends the wait early
-  /// and is not an error.
-  mutating func wait(milliseconds: Int32) throws(SystemError) {
-    let ready = poll(&entries, nfds_t(entries.count), milliseconds)
-    if ready < 0 && errno != EINTR { throw SystemError("poll()") }
-  }
-
-  /// Calls `body` with each descriptor that is ready, and how.
-  func forEachReady(_ body: (FileDescriptor, Readiness) throws -> Void) rethrows {
-    for entry in entries where entry.revents != 0 {
-      let readiness = Readiness(
-        readable: entry.revents & Int16(POLLIN) != 0,
-        writable: entry.revents & Int16(POLLOUT) != 0,
-        closed: entry.revents & Int16(POLLHUP | POLLERR) != 0)
-      try body(FileDescriptor(rawValue: entry.fd), readiness)
+    init() throws(SystemError) {
+      epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+      guard epoll >= 0 else { throw SystemError("epoll_create1()") }
+      events = Array(repeating: epoll_event(), count: 1024)
     }
-  }
+
+    func close() { _ = systemClose(epoll) }
+
+    /// Starts (`adding`) or changes what `descriptor` is waited for.
+    func set(_ descriptor: FileDescriptor, read: Bool, write: Bool, adding: Bool) {
+      var event = epoll_event()
+      event.events =
+        (read ? EPOLLIN.rawValue : 0) | (write ? EPOLLOUT.rawValue : 0)
+      event.data.fd = descriptor.rawValue
+      let result = epoll_ctl(
+        epoll, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor.rawValue, &event)
+      precondition(result == 0, "epoll_ctl() on descriptor \(descriptor.rawValue): errno \(errno)")
+    }
+
+    /// Stops waiting for `descriptor` (before it is closed).
+    func remove(_ descriptor: FileDescriptor) {
+      _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor.rawValue, nil)
+    }
+
+    /// Waits up to `milliseconds` for any descriptor to be ready. A signal ends the wait early
+    /// and is not an error.
+    mutating func wait(milliseconds: Int32) throws(SystemError) {
+      let count = epoll_wait(epoll, &events, Int32(events.count), milliseconds)
+      readyCount = max(0, Int(count))
+      if count < 0 && errno != EINTR { throw SystemError("epoll_wait()") }
+    }
+
+    /// Calls `body` with each descriptor that is ready, and how.
+    func forEachReady(_ body: (FileDescriptor, Readiness) throws -> Void) rethrows {
+      for index in 0..<readyCount {
+        let flags = events[index].events
+        let readiness = Readiness(
+          readable: flags & EPOLLIN.rawValue != 0, writable: flags & EPOLLOUT.rawValue != 0,
+          closed: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0)
+        try body(FileDescriptor(rawValue: events[index].data.fd), readiness)
+      }
+    }
+  #else
+    private var interests: [Int32: Int16] = [:]
+    private var entries: [pollfd] = []
+
+    init() throws(SystemError) {}
+
+    func close() {}
+
+    /// Starts (`adding`) or changes what `descriptor` is waited for.
+    mutating func set(_ descriptor: FileDescriptor, read: Bool, write: Bool, adding: Bool) {
+      interests[descriptor.rawValue] = (read ? Int16(POLLIN) : 0) | (write ? Int16(POLLOUT) : 0)
+    }
+
+    /// Stops waiting for `descriptor` (before it is closed).
+    mutating func remove(_ descriptor: FileDescriptor) { interests[descriptor.rawValue] = nil }
+
+    /// Waits up to `milliseconds` for any descriptor to be ready. A signal ends the wait early
+    /// and is not an error.
+    mutating func wait(milliseconds: Int32) throws(SystemError) {
+      entries.removeAll(keepingCapacity: true)
+      for (fd, events) in interests { entries.append(pollfd(fd: fd, events: events, revents: 0)) }
+      let ready = poll(&entries, nfds_t(entries.count), milliseconds)
+      if ready < 0 && errno != EINTR { throw SystemError("poll()") }
+    }
+
+    /// Calls `body` with each descriptor that is ready, and how.
+    func forEachReady(_ body: (FileDescriptor, Readiness) throws -> Void) rethrows {
+      for entry in entries where entry.revents != 0 {
+        let readiness = Readiness(
+          readable: entry.revents & Int16(POLLIN) != 0,
+          writable: entry.revents & Int16(POLLOUT) != 0,
+          closed: entry.revents & Int16(POLLHUP | POLLERR) != 0)
+        try body(FileDescriptor(rawValue: entry.fd), readiness)
+      }
+    }
+  #endif
 }
 
 // The C calls under names of their own: the methods above share their names.

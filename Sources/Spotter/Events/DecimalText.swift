@@ -1,0 +1,138 @@
+import Foundation
+
+/// Decimal text of a `Double` as C's `printf` writes it with `%.3f` and `%.4g`, appended to a
+/// byte buffer: the same characters, without `String(format:)`'s formatter machinery and its
+/// allocations. Event lines are written for every prediction of every stream the daemon
+/// serves, and a prediction carries a dozen numbers: through Foundation's formatter the
+/// numbers were most of the cost of an event.
+///
+/// Rounding is exact, to nearest with ties to even, as glibc does: a scaled value's two
+/// nearest integers are told apart by comparing the value with their midpoint exactly (the
+/// product's rounding error recovered with a fused multiply-add), never by a rounded product.
+/// Values whose scaled form is not exact in this way (beyond about 1e25 or below 1e-19, and
+/// times past 1e12 s) take `String(format:)`.
+enum DecimalText {
+  /// `%.3f`: `1.500`, `-0.000`, `12.062`.
+  static func appendFixed3(_ value: Double, to bytes: inout [UInt8]) {
+    guard value.isFinite, value.magnitude < 1e12 else {
+      bytes.append(contentsOf: String(format: "%.3f", value).utf8)
+      return
+    }
+    if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+    let scaled = roundedScaled(value.magnitude, exponent: 3)
+    appendInteger(scaled / 1000, to: &bytes)
+    bytes.append(UInt8(ascii: "."))
+    appendDigits(scaled % 1000, count: 3, to: &bytes)
+  }
+
+  /// `%.4g`: four significant digits, trailing zeros dropped, `1.235e-05` style outside
+  /// 1e-4 ..< 1e4.
+  static func appendGeneral4(_ value: Double, to bytes: inout [UInt8]) {
+    let magnitude = value.magnitude
+    guard value.isFinite, magnitude != 0, magnitude >= 1e-19, magnitude < 1e25 else {
+      bytes.append(contentsOf: String(format: "%.4g", value).utf8)
+      return
+    }
+    if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+    // The decimal exponent X of the value rounded to 4 digits: 1000 ≤ digits ≤ 9999.
+    var exponent = Int(log10(magnitude).rounded(.down))
+    var digits = roundedScaled(magnitude, exponent: 3 - exponent)
+    if digits >= 10_000 {
+      exponent += 1
+      digits = roundedScaled(magnitude, exponent: 3 - exponent)
+    } else if digits < 1000 {
+      exponent -= 1
+      digits = roundedScaled(magnitude, exponent: 3 - exponent)
+    }
+    if exponent >= -4 && exponent < 4 {
+      // Style f with 3 − X decimals, trailing zeros (and a bare point) dropped.
+      var decimals = 3 - exponent
+      var digits = digits
+      while decimals > 0 && digits % 10 == 0 {
+        digits /= 10
+        decimals -= 1
+      }
+      var unit = 1
+      for _ in 0..<decimals { unit *= 10 }
+      appendInteger(digits / unit, to: &bytes)
+      if decimals > 0 {
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(digits % unit, count: decimals, to: &bytes)
+      }
+    } else {
+      // Style e: d.ddd, trailing zeros dropped, then e±XX.
+      var fraction = digits % 1000
+      var count = 3
+      while count > 0 && fraction % 10 == 0 {
+        fraction /= 10
+        count -= 1
+      }
+      appendInteger(digits / 1000, to: &bytes)
+      if count > 0 {
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(fraction, count: count, to: &bytes)
+      }
+      bytes.append(UInt8(ascii: "e"))
+      bytes.append(exponent < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+      appendDigits(exponent.magnitude, count: exponent.magnitude < 100 ? 2 : 3, to: &bytes)
+    }
+  }
+
+  /// A whole number in decimal.
+  static func appendInteger<T: BinaryInteger>(_ value: T, to bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = UInt64(value.magnitude)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var count = 0
+      repeat {
+        digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+    }
+  }
+
+  /// `value` as exactly `count` digits, zero-padded on the left.
+  private static func appendDigits<T: BinaryInteger>(
+    _ value: T, count: Int, to bytes: inout [UInt8]
+  ) {
+    var divisor: T = 1
+    for _ in 1..<max(count, 1) { divisor *= 10 }
+    var value = value
+    for _ in 0..<count {
+      bytes.append(UInt8(ascii: "0") + UInt8(value / divisor))
+      value %= divisor
+      divisor /= 10
+    }
+  }
+
+  private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+  /// `value · 10^exponent` rounded to the nearest integer, ties to even, exactly; for
+  /// `value ≥ 0`, |exponent| ≤ 22 and a result below 2^52.
+  static func roundedScaled(_ value: Double, exponent: Int) -> Int {
+    precondition(abs(exponent) <= 22, "10^\(exponent) is not exact in a Double")
+    let power = powersOfTen[abs(exponent)]
+    // An estimate of the scaled value; its floor is the lower candidate or one off, and the
+    // exact comparison with the midpoint below picks right in either case.
+    let estimate = exponent >= 0 ? value * power : value / power
+    let lower = estimate.rounded(.down)
+    let midpoint = lower + 0.5
+    // The sign of value·10^e − midpoint, exactly.
+    let difference: Double
+    if exponent >= 0 {
+      let product = value * power
+      let error = (-product).addingProduct(value, power)  // value·power − product, exact
+      difference = (product - midpoint) + error
+    } else {
+      let product = midpoint * power
+      let error = (-product).addingProduct(midpoint, power)  // midpoint·power − product
+      difference = (value - product) - error
+    }
+    let lowerInteger = Int(lower)
+    if difference > 0 { return lowerInteger + 1 }
+    if difference < 0 { return lowerInteger }
+    return lowerInteger % 2 == 0 ? lowerInteger : lowerInteger + 1
+  }
+}
