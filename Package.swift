@@ -59,7 +59,8 @@ let package = Package(
     .target(
       name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),
     .target(
-      name: "Evaluation", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"]),
+      name: "Evaluation",
+      dependencies: ["ActionModel", "Poses", "Randomness", "RepCounting", "Spotter"]),
     .target(
       name: "Reporting", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"]),
     .target(

@@ -23,6 +23,8 @@ section() { printf '\n== %s\n' "$1"; }
 for half in tune holdout; do
   section "Countix $half half: reps, exercise given (spotter count)"
   "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only
+  section "Countix $half half: reps, exercise given, poses shaken as by a noisier detector (--shake 0.02)"
+  "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only --shake 0.02 | tail -1
   section "Countix $half half: reps through the whole runtime, shipped model (it trains on all of Countix)"
   "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts | sed -n '/Reps the runtime/,$p'
   section "Countix $half half: clip labels, shipped model (it trains on all of Countix)"

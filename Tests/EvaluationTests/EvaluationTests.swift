@@ -107,3 +107,44 @@ import Testing
     ]
   }
 }
+
+/// `spotter eval --shake`: a noisier detector, drawn the same way for the same file.
+@Suite struct PoseShakerTests {
+  static func frame() -> PeopleFrame {
+    var pose = Pose()
+    for (index, (x, y)) in [(0.2, 0.1), (0.8, 0.3), (0.5, 0.9), (0.4, 0.5)].enumerated() {
+      pose.joints[index * 3] = Joint(x: Float(x), y: Float(y), confidence: 1)
+    }
+    var frame = PeopleFrame()
+    frame.people = [pose]
+    return frame
+  }
+
+  static func shaken(seed: UInt64, label: UInt64) -> [Joint] {
+    var shaker = PoseShaker(deviation: 0.05, seed: seed, label: label)
+    var frame = frame()
+    shaker.shake(&frame)
+    return (0..<4).map { frame.people[0].joints[$0 * 3] }
+  }
+
+  @Test func jointsMoveAndTheBoxStays() {
+    let before = (0..<4).map { Self.frame().people[0].joints[$0 * 3] }
+    let after = Self.shaken(seed: 1, label: 7)
+    let moved = zip(before, after).map { abs($0.x - $1.x) + abs($0.y - $1.y) }
+    #expect(moved.contains { $0 > 1e-3 }, "\(after)")
+    for axis in [\Joint.x, \Joint.y] {
+      let (low, high) = (
+        before.map { $0[keyPath: axis] }.min()!, before.map { $0[keyPath: axis] }.max()!
+      )
+      #expect(abs(after.map { $0[keyPath: axis] }.min()! - low) < 1e-5)
+      #expect(abs(after.map { $0[keyPath: axis] }.max()! - high) < 1e-5)
+    }
+    #expect(after.allSatisfy { $0.confidence == 1 })
+  }
+
+  @Test func theSameSeedAndFileShakeAlike() {
+    #expect(Self.shaken(seed: 1, label: 7) == Self.shaken(seed: 1, label: 7))
+    #expect(Self.shaken(seed: 1, label: 7) != Self.shaken(seed: 1, label: 8))
+    #expect(Self.shaken(seed: 1, label: 7) != Self.shaken(seed: 2, label: 7))
+  }
+}

@@ -827,6 +827,13 @@ func recording(
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
         + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"#
+        + #""noise_multiple":-1}}"#,
+      "thresholds.noise_multiple", "must be in 0...100, got -1.0"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
         + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
       "stages", "is not a field of the signal engine"
     ),

@@ -14,8 +14,11 @@ public struct ResampledRecording: Sendable {
     self.badLines = badLines
   }
 
-  /// Reads a whole pose file (any format `PoseFiles.open` reads) at `fps`.
-  public static func read(_ path: String, fps: Double = 30) throws -> ResampledRecording {
+  /// Reads a whole pose file (any format `PoseFiles.open` reads) at `fps`; `prepare` sees each
+  /// decoded frame first (`spotter eval --shake`).
+  public static func read(
+    _ path: String, fps: Double = 30, prepare: ((inout PeopleFrame) -> Void)? = nil
+  ) throws -> ResampledRecording {
     let source = try PoseFiles.open(path)
     var pipeline = FramePipeline(fps: fps)
     var frame = PeopleFrame()
@@ -24,7 +27,9 @@ public struct ResampledRecording: Sendable {
       switch try source.next(into: &frame) {
       case .end: break loop
       case .skipped: recording.badLines += 1
-      case .frame: pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
+      case .frame:
+        prepare?(&frame)
+        pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
       }
     }
     recording.positionsAreLost = pipeline.correctsBoxedFrames

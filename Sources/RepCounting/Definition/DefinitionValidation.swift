@@ -203,6 +203,9 @@ extension ExerciseDefinition.Thresholds {
       if let returnFraction, !(returnFraction > 0 && returnFraction <= 1) {
         throw DefinitionProblem("return_fraction", "must be in (0, 1], got \(returnFraction)")
       }
+      if let noiseMultiple, !(noiseMultiple >= 0 && noiseMultiple <= 100) {
+        throw DefinitionProblem("noise_multiple", "must be in 0...100, got \(noiseMultiple)")
+      }
       if let minRangeLearned, !(minRangeLearned > 0 && minRangeLearned <= minRange) {
         throw DefinitionProblem(
           "min_range_learned",

@@ -128,6 +128,16 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var returnFraction: Double?
     /// Adaptive: how far back the typical range looks, in seconds.
     public var learnSeconds: Double?
+    /// Adaptive: no rep, and no refusal, moves less than this many deviations of the jitter
+    /// measured in the signal, capped at `min_range` (default 16; 0: no noise floor).
+    public var noiseMultiple: Double?
+
+    /// `fraction` with its default.
+    public var fullFraction: Double { fraction ?? 0.5 }
+    /// `count_fraction` with its default: 0.4, or `fraction` if lower.
+    public var repFraction: Double { countFraction ?? min(0.4, fullFraction) }
+    /// `noise_multiple` with its default.
+    public var jitterMultiple: Double { noiseMultiple ?? 16 }
   }
 
   /// Joints that stay where they are through every rep (the hands of a push-up, the feet of a
@@ -355,6 +365,7 @@ extension ExerciseDefinition.Thresholds {
     case countFraction = "count_fraction"
     case returnFraction = "return_fraction"
     case learnSeconds = "learn_seconds"
+    case noiseMultiple = "noise_multiple"
   }
 }
 

@@ -95,15 +95,16 @@ final class SignalEngine: RepEngine {
   /// frames adds under 1% of its range). The median ignores a single wild frame.
   private var jitter = RunningMedian(capacity: 45)
   private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
-  /// The noise floor: no rep, and no refusal, is smaller than 16 deviations of the noise, but
-  /// the floor never rises above `min_range`. Real jitter is not white: detectors smooth their
-  /// output and pipelines rescale whole frames, so it wobbles at the pace the median and the EMA
-  /// let through, and the fourth difference sees only part of it; 16 was chosen on the Countix
-  /// tune half with its poses shaken (`Sources/RepCounting/README.md`). The cap keeps signals
-  /// that are small next to their noise (a side tilt seen from the side) countable.
-  static let jitterMultiple = 16.0
+  /// The noise floor: no rep, and no refusal, is smaller than `noise_multiple` (16 by default)
+  /// deviations of the jitter, but the floor never rises above `min_range`. Real jitter is not
+  /// white: detectors smooth their output and pipelines rescale whole frames, so it wobbles at
+  /// the pace the median and the EMA let through, and the fourth difference sees only part of
+  /// it; 16 was chosen on the Countix tune half with its poses shaken
+  /// (`Sources/RepCounting/README.md`). The cap keeps signals that are small next to their
+  /// noise countable.
+  private let noiseMultiple: Double
   private var noiseFloor: Double {
-    min(Self.jitterMultiple * Double(jitter.median ?? 0) / 5.64, minRange)
+    min(noiseMultiple * Double(jitter.median ?? 0) / 5.64, minRange)
   }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three) is not one of this set's reps.
@@ -150,9 +151,10 @@ final class SignalEngine: RepEngine {
     minRange = thresholds.minRange ?? 0
     learnedMinRange = thresholds.minRangeLearned ?? minRange
     returnFraction = thresholds.returnFraction ?? 1
-    fullFraction = thresholds.fraction ?? 0.5
-    countFraction = thresholds.countFraction ?? min(0.4, fullFraction)
+    fullFraction = thresholds.fullFraction
+    countFraction = thresholds.repFraction
     learnSeconds = thresholds.learnSeconds ?? 30
+    noiseMultiple = thresholds.jitterMultiple
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
     partial = definition.partial

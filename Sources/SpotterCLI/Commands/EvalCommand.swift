@@ -37,6 +37,11 @@ enum EvalCommand {
         "all, tune or holdout: a fixed half of the files, by name (alternating within each label).",
         default: "all"),
       .value("worst", "N", "List the N clips whose count is furthest off.", default: "0"),
+      .value(
+        "shake", "D",
+        "Move every joint by seeded Gaussian noise of D times the person's box, keeping the "
+          + "box (a noisier detector; not with --workouts).", default: "0"),
+      .value("seed", "N", "The seed of --shake's noise.", default: "1"),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
       .value(
@@ -67,12 +72,13 @@ enum EvalCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
     // Whole files: clip options would be silently ignored.
+    let shaken = try arguments.double("shake", range: 0...1)! > 0
     if arguments.flag("workouts")
       && (arguments.flag("reps-only") || arguments.string("fold") != nil
-        || arguments.string("exercise") != nil)
+        || arguments.string("exercise") != nil || shaken)
     {
       throw CLIError.usage(
-        "--workouts scores whole files; --reps-only, --exercise and --fold are for clips",
+        "--workouts scores whole files; --reps-only, --exercise, --fold and --shake are for clips",
         command: command)
     }
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
@@ -145,7 +151,8 @@ enum EvalCommand {
     var report = EvaluationReport(labels: models.first?.labels ?? [])
     if arguments.flag("whole-files") {
       try countWholeFiles(
-        annotations.map(\.annotation), catalogue: catalogue, fixed: fixed, into: &report)
+        annotations.map(\.annotation), catalogue: catalogue, fixed: fixed, arguments: arguments,
+        into: &report)
       return report
     }
     var cache: (path: String, recording: ResampledRecording)?
@@ -155,7 +162,7 @@ enum EvalCommand {
       let annotation = numbered.annotation
       let classifier = models.isEmpty ? nil : models[numbered.number % models.count]
       if cache?.path != annotation.resolvedPath {
-        cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
+        cache = (annotation.resolvedPath, try read(annotation.resolvedPath, arguments))
       }
       let recording = cache!.recording
       let (start, end) = (annotation.startTime, annotation.endTime)
@@ -180,12 +187,26 @@ enum EvalCommand {
     return report
   }
 
+  /// A recording as eval scores it: shaken first with --shake (each file by its own noise,
+  /// drawn from --seed and its path, so it does not depend on which files are read with it).
+  static func read(_ path: String, _ arguments: ParsedArguments) throws -> ResampledRecording {
+    let deviation = try arguments.double("shake", range: 0...1)!
+    guard deviation > 0 else { return try ResampledRecording.read(path) }
+    let seed = try arguments.int("seed", range: 0...Int.max)!
+    var shaker = PoseShaker(
+      deviation: Float(deviation), seed: UInt64(seed),
+      label: path.utf8.reduce(14_695_981_039_346_656_037) {
+        ($0 ^ UInt64($1)) &* 1_099_511_628_211
+      })
+    return try ResampledRecording.read(path) { shaker.shake(&$0) }
+  }
+
   /// `--whole-files`: each file counted from start to end by its exercise's definition (or
   /// the fixed one), against the reps of all its sets of that exercise: what came before and
   /// after a set (walking up, getting down to the floor, getting up) must add nothing.
   static func countWholeFiles(
     _ annotations: [Annotation], catalogue: ExerciseCatalogue, fixed: ExerciseDefinition?,
-    into report: inout EvaluationReport
+    arguments: ParsedArguments, into report: inout EvaluationReport
   ) throws {
     var files: [String] = []
     for annotation in annotations where !files.contains(annotation.fileName) {
@@ -196,7 +217,7 @@ enum EvalCommand {
       let sets = annotations.filter { $0.fileName == file }
       let label = fixed?.label ?? sets.first { $0.label != "other" }?.label ?? "other"
       guard let definition = fixed ?? catalogue.definition(forLabel: label) else { continue }
-      let recording = try ResampledRecording.read(sets[0].resolvedPath)
+      let recording = try read(sets[0].resolvedPath, arguments)
       let truth = sets.filter { $0.label == label }.reduce(0) { $0 + ($1.reps ?? 0) }
       let counted = ClipScoring.countReps(recording, from: nil, to: nil, definition: definition)
       report.addReps(RepScore(file: file, label: label, truth: truth, counted: counted))

@@ -82,12 +82,15 @@ enum ExercisesCommand {
     case .adaptive:
       let percent = { (share: Double) in "\(Int((share * 100).rounded()))%" }
       let within = thresholds.minRangeLearned ?? thresholds.minRange!
+      let multiple = thresholds.jitterMultiple
+      let jitter = multiple == multiple.rounded() ? "\(Int(multiple))" : "\(multiple)"
       let back = thresholds.returnFraction.map { ", done \(percent($0)) of the way back" } ?? ""
       print(
         "  thresholds  adaptive, direction \(counting.direction.rawValue): a first rep moves "
-          + "\(thresholds.minRange!); within a set at least \(within) and "
-          + "\(percent(thresholds.countFraction ?? 0.25)) of the typical range; full reps "
-          + "\(percent(thresholds.fraction ?? 0.5))\(back)")
+          + "\(thresholds.minRange!); within a set at least \(within), "
+          + "\(percent(thresholds.repFraction)) of the typical range and \(jitter)× "
+          + "the signal's jitter (up to \(thresholds.minRange!)); full reps \(percent(thresholds.fullFraction))\(back)"
+      )
     }
     print("  smoothing   \(counting.smoothing)")
   }
