@@ -34,10 +34,11 @@ public enum ClipScoring {
   ) -> Int {
     let counter = RepCounter(definition)
     counter.positionsAreLost = recording.positionsAreLost
-    for tick in recording.slice(from: start, to: end) {
+    let ticks = recording.slice(from: start, to: end)
+    for tick in ticks {
       counter.process(tick.pose, t: tick.t) { _ in }
     }
-    counter.finish { _ in }
+    if let last = ticks.last { counter.finish(at: last.t) { _ in } }
     return counter.count
   }
 }

@@ -34,12 +34,14 @@ public enum RepFixtures {
         if let cue = rejection.cue { outcome.cues.append(cue) }
       }
     }
+    var lastTick: Double?
     for (index, frame) in recording.frames.enumerated() where frame.t >= from && frame.t <= to {
       resampler.push(t: frame.t, pose: transform(index, frame.pose)) { pose, t in
         counter.process(pose, t: t, emit: take)
+        lastTick = t
       }
     }
-    counter.finish(emit: take)
+    if let lastTick { counter.finish(at: lastTick, emit: take) }
     outcome.count = counter.count
     return outcome
   }

@@ -81,7 +81,7 @@ import Testing
   /// edges make the whole picture's scale wobble, and the signal with it, more slowly than the
   /// five-frame median and the EMA can steady. Counting takes no movement smaller than the
   /// noise the engine measures (`SignalEngine`'s noise floor), so the wobble adds no reps.
-  /// Without the floor, the first three of these count 10 to 12 reps of 8.
+  /// With `noise_multiple` 0, the first three of these count 10 to 12 reps of 8.
   @Test(arguments: [
     ("squat", "front", UInt64(41), 0.02), ("squat", "side", 41, 0.015),
     ("lunge", "side", 52, 0.02), ("lunge", "front", 41, 0.02), ("sit_up", "side", 63, 0.02),

@@ -865,20 +865,25 @@ func recording(
   }
 }
 
-/// Where a stream (or the set) ends mid-rep (`RepCounter.finish`).
+/// Where a stream ends mid-rep (`RepCounter.finish`).
 @Suite struct StreamEndTests {
   static let squat = catalogue.definition(named: "squat")!
   static let take = recording("squat", reps: 6, view: "front", seed: 91)
 
   /// Ending a frame before the last rep would have counted: the signal is on its way back up,
-  /// only the smoothing lags, so the rep counts.
-  @Test func aRepOnItsWayBackUpWhenTheStreamEndsCounts() throws {
-    let whole = RepFixtures.count(Self.squat, in: Self.take)
+  /// only the smoothing lags, so the rep counts, with its angles; also where two signals count
+  /// (a knee raise's height and lean, `MultiSignalEngine`).
+  @Test(arguments: [("squat", "front"), ("knee_raise", "side")])
+  func aRepOnItsWayBackUpWhenTheStreamEndsCounts(name: String, view: String) throws {
+    let definition = try #require(catalogue.definition(named: name))
+    let take = recording(name, reps: 6, view: view, seed: 91)
+    let whole = RepFixtures.count(definition, in: take)
     #expect(whole.count == 6)
     let last = try #require(whole.reps.last)
-    let cut = RepFixtures.count(Self.squat, in: Self.take, to: last.end - 1.0 / 30)
-    #expect(cut.count == 6, "\(cut.rejections)")
-    #expect(cut.reps.last!.end < last.end)
+    let cut = RepFixtures.count(definition, in: take, to: last.end - 1.0 / 30)
+    #expect(cut.count == 6 && cut.reps.count == 6, "\(cut.rejections)")
+    #expect(cut.reps.last!.end <= last.end - 1.0 / 30 + 1e-6)
+    #expect(cut.reps.last!.angles != nil)
   }
 
   /// Ending at the bottom of the last rep: it is not a rep, and it is not dropped silently.

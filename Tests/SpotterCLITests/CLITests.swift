@@ -89,6 +89,9 @@ import Testing
         as? Double)
     let timed = try events(["--goal", "6s"])
     let reached = try #require(timed.first { $0["type"] as? String == "goal_reached" })
+    let reachedAt = try #require(timed.firstIndex { $0["type"] as? String == "goal_reached" })
+    #expect(
+      !timed[reachedAt...].contains { $0["type"] as? String == "rep" }, "a rep after the goal")
     let after = (reached["t"] as? Double ?? 0) - start
     #expect(after >= 6 - 1e-3 && after <= 6 + 2.0 / 30, "goal after \(after) s")
     #expect(abs((squat(timed)?["active_seconds"] as? Double ?? 0) - 6) <= 2.0 / 30)
@@ -134,7 +137,12 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise and --fold are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise, --fold and --shake are for "
+        + "clips"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--seed", "3"],
+      "Error: --seed is the seed of --shake's noise; give --shake too"
     ),
     (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
     ([], "Error: no command given"),

@@ -90,23 +90,27 @@ public final class RepCounter {
       emit(.cue(message: cue, t: t))
     }
     angles?.observe(pose, t: t)
-    guard let angles else {
-      engine.process(pose, t: t, bodySize: bodySize, emit: emit)
-      return
-    }
-    engine.process(pose, t: t, bodySize: bodySize) { event in
-      guard case .rep(var rep) = event else { return emit(event) }
-      rep.angles = angles.angles(from: rep.start, to: rep.end)
-      emit(.rep(rep))
-    }
+    engine.process(pose, t: t, bodySize: bodySize) { withAngles($0, emit) }
   }
 
-  /// The stream ended, or the set did: a rep already on its way back up counts (the smoothing
-  /// that steadies the signal lags it by a few frames), one still on its way is refused as
-  /// `interrupted` (detail `end`). Frames after this start afresh, as after a gap.
-  public func finish(emit: (RepEvent) -> Void) {
+  /// A rep gets the definition's `range_joint` angles over its span.
+  private func withAngles(_ event: RepEvent, _ emit: (RepEvent) -> Void) {
+    guard let angles, case .rep(var rep) = event else { return emit(event) }
+    rep.angles = angles.angles(from: rep.start, to: rep.end)
+    emit(.rep(rep))
+  }
+
+  /// The stream ended at `t`: a rep already on its way back up counts (the smoothing that
+  /// steadies the signal lags it by a few frames; signal engines only), one still on its way is
+  /// refused as `interrupted` (detail `end`), or `gap` when nobody was seen in the last second.
+  /// Frames after this start afresh.
+  public func finish(at t: Double, emit: (RepEvent) -> Void) {
     guard let lastSeen else { return }
-    engine.interrupt(at: lastSeen, because: .end, emit: emit)
+    if t - lastSeen > 1 {
+      engine.interrupt(at: t, because: .gap, emit: emit)
+    } else {
+      engine.interrupt(at: lastSeen, because: .end) { withAngles($0, emit) }
+    }
   }
 
   public func reset() {

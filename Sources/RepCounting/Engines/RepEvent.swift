@@ -124,7 +124,8 @@ public enum Interruption: String, Sendable {
   case gap
   /// The joints it is counted from have been out of sight for seconds.
   case outOfSight = "out_of_sight"
-  /// The stream (or the set) ended: a rep already on its way back up when it did counts.
+  /// The stream ended: for the signal engine, a rep already on its way back up counts; the
+  /// staged engine, which needs its last stage seen, refuses a rep under way.
   case end
 
   /// The reason a rep under way that this ends is refused with.
@@ -148,7 +149,8 @@ public protocol RepEngine: AnyObject {
   /// Hears each frame's `SignalSample` (nil: nobody listens, and nothing is made).
   var onSample: ((SignalSample) -> Void)? { get set }
   /// Abandons the rep in progress, keeping the count and what was learned: the person walked
-  /// away, or across the room, and what comes next starts afresh. A rep that was under way is
-  /// reported as `interrupted`.
+  /// away, or across the room, or the stream ended, and what comes next starts afresh. A rep
+  /// that was under way is reported as `interrupted` (or `out_of_sight`), except one that the
+  /// end of the stream finds on its way back up, which the signal engine counts.
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void)
 }

@@ -30,7 +30,12 @@ import Poses
 /// threshold (past `partial.min_range`) is refused as `too_small`, a rep quicker than
 /// `min_rep_seconds` or than 0.4 of the person's recent reps as `too_fast`, a bottom held past
 /// `max_rep_seconds` as `too_slow`, and a rep under way when the counter interrupts the engine
-/// as `interrupted`.
+/// as `interrupted`; but one that the end of the stream finds on its way back up (both of the
+/// last two reads back) counts.
+///
+/// No rep and no refusal is smaller than the noise floor: `noise_multiple` deviations of the
+/// jitter measured in the signal itself, capped at `min_range`, so a noisier detector's wobble
+/// does not pass for shallow reps within a set.
 ///
 /// Real detectors throw a joint across the picture for a frame now and then: the raw signal
 /// goes through a median of its last five values (a sixth of a second) before the EMA, so one
@@ -76,8 +81,9 @@ final class SignalEngine: RepEngine {
   private var dipLow = 0.0  // the lowest point since `dipTop`
   private var dipStart = 0.0
   private var lastTime: Double?
-  /// The mean of the last two reads, unsmoothed (turned to go down first): where the signal is
-  /// when the stream ends, which the median and the EMA reach only frames later.
+  /// The lower of the last two reads, unsmoothed (turned to go down first): where the signal is
+  /// when the stream ends, which the median and the EMA reach only frames later; both reads
+  /// must be back for a rep to count there, so one wild last frame cannot make one.
   private var lastValue: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
   private var recentReps = FixedRing<
@@ -305,10 +311,11 @@ final class SignalEngine: RepEngine {
       lastReads.removeAll()
     }
     guard let read = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
+      lastReads.removeAll()  // the fourth difference is of consecutive reads
       return
     }
     let raw = medianOfRecent(read)
-    lastValue = sign * (lastReads.last.map { (read + $0) / 2 } ?? read)
+    lastValue = lastReads.last.map { min(sign * read, sign * $0) } ?? sign * read
     observeJitter(read)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0

@@ -233,7 +233,7 @@ public struct RefusalMark: Codable, Equatable, Sendable {
   public var start: Double
   public var end: Double
   public var rangeOfMotion: Double
-  /// What interrupted it: `anchor`, `travel`, `gap`.
+  /// What interrupted it: `anchor`, `travel`, `gap`, `end`.
   public var detail: String?
   public var cue: String?
   public var backfilled: Bool

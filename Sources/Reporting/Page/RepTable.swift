@@ -201,6 +201,7 @@ enum RefusalList {
       case "anchor"?: return "interrupted: a joint that stays put left its place"
       case "travel"?: return "interrupted: the person walked"
       case "gap"?: return "interrupted: nobody in view"
+      case "end"?: return "interrupted: the recording ended mid-rep"
       default: return "interrupted"
       }
     case "out_of_sight": return "a joint it is counted from went out of sight"

@@ -320,7 +320,8 @@ public final class Session {
   public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
     resolvePending(emit: emit)
     if let label = activeLabel, let counter {
-      counter.finish { repEvent(for: label, $0, backfilled: false, emit: emit) }
+      counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
+      checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it
     }
     smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
     var counters = counters

@@ -146,6 +146,17 @@ enum CountCommand {
       recorder?.take(event)
       emit(event, person)
     }
+    /// Ends the person's set at the first goal reached.
+    func checkGoal(_ entry: PersonCount, at t: Double) {
+      let seconds = t - (first ?? t)
+      guard
+        let goal = goals.first(where: { $0.isReached(reps: entry.counter.count, seconds: seconds) })
+      else { return }
+      entry.goalReached = t
+      report(
+        .goalReached(t: t, exercise: name, goal: goal.description),
+        person: people > 1 ? entry.id : nil)
+    }
     func push(_ id: Int, _ frame: PeopleFrame) {
       if !counters.contains(where: { $0.id == id }) {
         let counter = RepCounter(definition)
@@ -168,13 +179,7 @@ enum CountCommand {
             report($0, person: person)
           }
         }
-        let seconds = t - (first ?? t)
-        if let goal = goals.first(where: {
-          $0.isReached(reps: entry.counter.count, seconds: seconds)
-        }) {
-          entry.goalReached = t
-          report(.goalReached(t: t, exercise: name, goal: goal.description), person: person)
-        }
+        checkGoal(entry, at: t)
       }
       entry.counter.positionsAreLost = entry.pipeline.correctsBoxedFrames
     }
@@ -210,11 +215,12 @@ enum CountCommand {
     }
     // The stream ends the set of those whose goal did not: a rep on its way back up counts.
     for entry in counters where entry.goalReached == nil {
-      entry.counter.finish { event in
+      entry.counter.finish(at: last) { event in
         SpotterEvent.events(of: event, exercise: name, backfilled: false) {
           report($0, person: people > 1 ? entry.id : nil)
         }
       }
+      checkGoal(entry, at: last)  // the last rep may have reached it
     }
     if counters.isEmpty && people == 1 {
       counters.append(PersonCount(id: 1, counter: RepCounter(definition)))

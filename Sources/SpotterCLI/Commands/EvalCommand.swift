@@ -41,7 +41,7 @@ enum EvalCommand {
         "shake", "D",
         "Move every joint by seeded Gaussian noise of D times the person's box, keeping the "
           + "box (a noisier detector; not with --workouts).", default: "0"),
-      .value("seed", "N", "The seed of --shake's noise.", default: "1"),
+      .value("seed", "N", "The seed of --shake's noise (default 1)."),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
       .value(
@@ -73,6 +73,10 @@ enum EvalCommand {
     let path = try arguments.required("annotations")
     // Whole files: clip options would be silently ignored.
     let shaken = try arguments.double("shake", range: 0...1)! > 0
+    if !shaken && arguments.string("seed") != nil {
+      throw CLIError.usage(
+        "--seed is the seed of --shake's noise; give --shake too", command: command)
+    }
     if arguments.flag("workouts")
       && (arguments.flag("reps-only") || arguments.string("fold") != nil
         || arguments.string("exercise") != nil || shaken)
@@ -162,7 +166,7 @@ enum EvalCommand {
       let annotation = numbered.annotation
       let classifier = models.isEmpty ? nil : models[numbered.number % models.count]
       if cache?.path != annotation.resolvedPath {
-        cache = (annotation.resolvedPath, try read(annotation.resolvedPath, arguments))
+        cache = (annotation.resolvedPath, try read(annotation, arguments))
       }
       let recording = cache!.recording
       let (start, end) = (annotation.startTime, annotation.endTime)
@@ -188,16 +192,19 @@ enum EvalCommand {
   }
 
   /// A recording as eval scores it: shaken first with --shake (each file by its own noise,
-  /// drawn from --seed and its path, so it does not depend on which files are read with it).
-  static func read(_ path: String, _ arguments: ParsedArguments) throws -> ResampledRecording {
+  /// drawn from --seed and its name in the annotations, so it does not depend on which files
+  /// are read with it, or on where the annotations were given from).
+  static func read(_ annotation: Annotation, _ arguments: ParsedArguments) throws
+    -> ResampledRecording
+  {
+    let path = annotation.resolvedPath
     let deviation = try arguments.double("shake", range: 0...1)!
     guard deviation > 0 else { return try ResampledRecording.read(path) }
-    let seed = try arguments.int("seed", range: 0...Int.max)!
-    var shaker = PoseShaker(
-      deviation: Float(deviation), seed: UInt64(seed),
-      label: path.utf8.reduce(14_695_981_039_346_656_037) {
-        ($0 ^ UInt64($1)) &* 1_099_511_628_211
-      })
+    let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
+    let name = annotation.fileName.utf8.reduce(14_695_981_039_346_656_037 as UInt64) {
+      ($0 ^ UInt64($1)) &* 1_099_511_628_211  // FNV-1a
+    }
+    var shaker = PoseShaker(deviation: Float(deviation), seed: UInt64(seed), label: name)
     return try ResampledRecording.read(path) { shaker.shake(&$0) }
   }
 
@@ -217,7 +224,7 @@ enum EvalCommand {
       let sets = annotations.filter { $0.fileName == file }
       let label = fixed?.label ?? sets.first { $0.label != "other" }?.label ?? "other"
       guard let definition = fixed ?? catalogue.definition(forLabel: label) else { continue }
-      let recording = try read(sets[0].resolvedPath, arguments)
+      let recording = try read(sets[0], arguments)
       let truth = sets.filter { $0.label == label }.reduce(0) { $0 + ($1.reps ?? 0) }
       let counted = ClipScoring.countReps(recording, from: nil, to: nil, definition: definition)
       report.addReps(RepScore(file: file, label: label, truth: truth, counted: counted))
