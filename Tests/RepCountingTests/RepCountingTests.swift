@@ -834,6 +834,12 @@ func recording(
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
         + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""median_frames":4,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "median_frames", "must be odd, 1 to 15, got 4"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
         + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
       "stages", "is not a field of the signal engine"
     ),

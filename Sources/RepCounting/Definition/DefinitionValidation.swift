@@ -155,6 +155,9 @@ extension ExerciseDefinition.SignalCounting {
     guard smoothing > 0 && smoothing <= 1 else {
       throw DefinitionProblem("smoothing", "must be in (0, 1], got \(smoothing)")
     }
+    if let medianFrames, !(medianFrames % 2 == 1 && (1...15).contains(medianFrames)) {
+      throw DefinitionProblem("median_frames", "must be odd, 1 to 15, got \(medianFrames)")
+    }
     try named("thresholds") { () throws(DefinitionProblem) in
       try thresholds.validate(direction: direction)
     }

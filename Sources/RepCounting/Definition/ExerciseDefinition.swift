@@ -45,6 +45,9 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var signal: SignalSpec
     /// The EMA's weight of each new value, in (0, 1].
     public var smoothing: Double
+    /// The raw values go through a median of this many frames before the EMA (odd, 1…15; 7
+    /// unless given): spikes of up to half as many frames cannot make or break a rep.
+    public var medianFrames: Int?
     public var direction: Direction
     public var thresholds: Thresholds
     /// More signals for the same movement, for cameras from which the main one is blind. Each
@@ -52,11 +55,12 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var alternatives: [Alternative]
 
     public init(
-      signal: SignalSpec, smoothing: Double, direction: Direction, thresholds: Thresholds,
-      alternatives: [Alternative] = []
+      signal: SignalSpec, smoothing: Double, medianFrames: Int? = nil, direction: Direction,
+      thresholds: Thresholds, alternatives: [Alternative] = []
     ) {
       self.signal = signal
       self.smoothing = smoothing
+      self.medianFrames = medianFrames
       self.direction = direction
       self.thresholds = thresholds
       self.alternatives = alternatives
@@ -169,8 +173,8 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     guard let main = signalCounting else { return [] }
     return main.alternatives.map {
       SignalCounting(
-        signal: $0.signal, smoothing: $0.smoothing ?? main.smoothing, direction: $0.direction,
-        thresholds: $0.thresholds)
+        signal: $0.signal, smoothing: $0.smoothing ?? main.smoothing,
+        medianFrames: main.medianFrames, direction: $0.direction, thresholds: $0.thresholds)
     }
   }
 
@@ -254,6 +258,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
 extension ExerciseDefinition.SignalCounting {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case signal, smoothing, direction, thresholds, alternatives
+    case medianFrames = "median_frames"
   }
 
   /// Reads the signal engine's fields from the definition's own object; a missing one is named
@@ -268,6 +273,7 @@ extension ExerciseDefinition.SignalCounting {
     }
     signal = try required(.signal, "is required for the signal engine")
     smoothing = try required(.smoothing, "is required for the signal engine: 0 < smoothing ≤ 1")
+    medianFrames = try container.decodeIfPresent(Int.self, forKey: .medianFrames)
     direction = try required(.direction, "is required for the signal engine: \"down\" or \"up\"")
     thresholds = try required(.thresholds, "is required for the signal engine")
     alternatives =
@@ -279,6 +285,7 @@ extension ExerciseDefinition.SignalCounting {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(signal, forKey: .signal)
     try container.encode(smoothing, forKey: .smoothing)
+    try container.encodeIfPresent(medianFrames, forKey: .medianFrames)
     try container.encode(direction, forKey: .direction)
     try container.encode(thresholds, forKey: .thresholds)
     if !alternatives.isEmpty { try container.encode(alternatives, forKey: .alternatives) }

@@ -37,9 +37,12 @@ import Poses
 /// jitter measured in the signal itself, capped at `min_range`, so a noisier detector's wobble
 /// does not pass for shallow reps within a set.
 ///
-/// Real detectors throw a joint across the picture for a frame now and then: the raw signal
-/// goes through a median of its last five values (a sixth of a second) before the EMA, so one
-/// wild frame cannot make or break a rep.
+/// Real detectors throw a joint across the picture for a frame or two now and then: the raw
+/// signal goes through a median of its last `median_frames` values (7, under a quarter of a
+/// second, unless given) before the EMA, so three wild frames in a row cannot make or break a
+/// rep. Seven rather than five: on the Countix tune half, MAE 0.250 / 75.8% within one against
+/// 0.259 / 72.7%. Brief movements (jumping jacks, knee raises, side tilts) keep five: seven
+/// flattens their peaks (synthetic side tilts from the side: 93.7% within one against 98.4%).
 final class SignalEngine: RepEngine {
   typealias RecentRep = (
     range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool
@@ -91,8 +94,8 @@ final class SignalEngine: RepEngine {
   >(
     capacity: 6, repeating: (0, 0, 0, nil, false))
   private var scratch: [Double] = []
-  /// The last raw values, for the five-frame median.
-  private var rawValues = FixedRing<Double>(capacity: 5, repeating: 0)
+  /// The last raw values, for the median of `median_frames`.
+  private var rawValues: FixedRing<Double>
   private var rawSorted: [Double] = []
   /// How unsteady the detector makes the signal, as the deviation of its frame-to-frame noise:
   /// from the fourth difference of the last five reads, x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, whose
@@ -166,7 +169,8 @@ final class SignalEngine: RepEngine {
     partial = definition.partial
     strict = definition.strict ?? false
     scratch.reserveCapacity(8)
-    rawSorted.reserveCapacity(5)
+    rawValues = FixedRing(capacity: counting.medianFrames ?? 7, repeating: 0)
+    rawSorted.reserveCapacity(rawValues.capacity)
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
@@ -284,7 +288,7 @@ final class SignalEngine: RepEngine {
     lastReads.append(read)
   }
 
-  /// The median of the last five raw values (fewer at the start or after a gap).
+  /// The median of the last `median_frames` raw values (fewer at the start or after a gap).
   private func medianOfRecent(_ value: Double) -> Double {
     rawValues.append(value)
     rawSorted.removeAll(keepingCapacity: true)
