@@ -279,7 +279,9 @@ final class SignalEngine: RepEngine {
     return scratch.isEmpty ? nil : scratch[scratch.count / 2]
   }
 
-  /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`.
+  /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`. A
+  /// change of measuring scale between reps mixes scales in at most four differences, which
+  /// the median over 45 absorbs.
   private func observeJitter(_ read: Double) {
     if lastReads.isFull {
       let (a, b, c, d) = (lastReads[0], lastReads[1], lastReads[2], lastReads[3])
