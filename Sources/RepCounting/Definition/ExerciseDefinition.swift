@@ -49,6 +49,8 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     /// unless given): spikes of up to half as many frames cannot make or break a rep.
     public var medianFrames: Int?
     public var direction: Direction
+    /// `median_frames` with its default.
+    public var medianLength: Int { medianFrames ?? 7 }
     public var thresholds: Thresholds
     /// More signals for the same movement, for cameras from which the main one is blind. Each
     /// counts on its own; the exercise's count is the highest of their counts.

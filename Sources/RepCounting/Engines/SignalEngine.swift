@@ -169,7 +169,7 @@ final class SignalEngine: RepEngine {
     partial = definition.partial
     strict = definition.strict ?? false
     scratch.reserveCapacity(8)
-    rawValues = FixedRing(capacity: counting.medianFrames ?? 7, repeating: 0)
+    rawValues = FixedRing(capacity: counting.medianLength, repeating: 0)
     rawSorted.reserveCapacity(rawValues.capacity)
   }
 

@@ -92,6 +92,7 @@ enum ExercisesCommand {
           + "the signal's jitter (up to \(thresholds.minRange!)); full reps \(percent(thresholds.fullFraction))\(back)"
       )
     }
-    print("  smoothing   \(counting.smoothing)")
+    print(
+      "  smoothing   EMA \(counting.smoothing) after a median of \(counting.medianLength) frames")
   }
 }
