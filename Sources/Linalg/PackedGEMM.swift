@@ -100,6 +100,25 @@ public final class PackedWeights: @unchecked Sendable {
     bias.deallocate()
   }
 
+  /// The weights' shape and storage as plain values, valid while this object lives: what a
+  /// per-frame loop holds instead of the object, so calling a kernel costs no reference count.
+  public struct View {
+    public let taps: Int
+    public let rows: Int
+    public let columns: Int
+    public let instructionSet: InstructionSet
+    public let precision: WeightPrecision
+    let storage: UnsafeRawPointer
+    let bias: UnsafePointer<Float>
+  }
+
+  /// This object's `View`; the caller keeps the object alive while it uses the view.
+  public var view: View {
+    View(
+      taps: taps, rows: rows, columns: columns, instructionSet: instructionSet,
+      precision: precision, storage: UnsafeRawPointer(storage), bias: UnsafePointer(bias))
+  }
+
   /// Bytes the packed weights take.
   public var byteCount: Int {
     (columns + panelWidth - 1) / panelWidth * panelWidth * taps * rows
@@ -123,6 +142,22 @@ public enum PackedGEMM {
     bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
     outputRowStride: Int, outputWindowStride: Int = 0
   ) {
+    convolve(
+      windows: windows, rows: rows, input: input, inputRowStride: inputRowStride,
+      tapStride: tapStride, inputWindowStride: inputWindowStride, weights: weights.view,
+      bias: bias, relu: relu, into: output, outputRowStride: outputRowStride,
+      outputWindowStride: outputWindowStride)
+  }
+
+  /// The same on a `PackedWeights.View`: for loops that run per frame, where holding the
+  /// weights' object would cost a reference count each call.
+  @inline(__always)
+  public static func convolve(
+    windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
+    tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights.View,
+    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
+    outputRowStride: Int, outputWindowStride: Int = 0
+  ) {
     precondition(
       windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
         && outputRowStride >= weights.columns && tapStride >= 0,
@@ -138,8 +173,7 @@ public enum PackedGEMM {
       weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows),
       inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
-      UnsafeRawPointer(weights.storage), bias ?? UnsafePointer(weights.bias), output,
-      outputRowStride, relu ? 1 : 0)
+      weights.storage, bias ?? weights.bias, output, outputRowStride, relu ? 1 : 0)
   }
 
   /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,

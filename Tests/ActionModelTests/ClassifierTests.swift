@@ -143,6 +143,37 @@ import Testing
     #expect(Approximate.maxDifference(classifier.predict(window: zeros), fresh) <= 1e-6)
   }
 
+  /// A reset in the middle of one-frame steps (running sums valid, histories part-shifted)
+  /// starts the stream over: asked every frame after it, it equals the window pass over the
+  /// frames since, zero-padded, within 1e-5 (single precision).
+  @Test(arguments: configs)
+  func aResetMidStreamEqualsTheWindowPassAfterIt(config: NetworkConfig) {
+    let classifier = Fixtures.randomClassifier(config, seed: 4)
+    let stream = classifier.makeStream(precision: .single)
+    let workspace = Workspace(for: classifier, tile: 1)
+    for frame in Fixtures.randomFrames(77, features: config.inputFeatures, seed: 3) {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+      _ = stream.probabilities()
+    }
+    stream.reset()
+    let frames = Fixtures.randomFrames(90, features: config.inputFeatures, seed: 6)
+    var windowed = [Float](repeating: 0, count: config.classes)
+    var worst: Float = 0
+    for (index, frame) in frames.enumerated() {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+      let window = ((index + 1 - config.window)...index).map {
+        $0 >= 0 ? frames[$0] : [Float](repeating: 0, count: config.inputFeatures)
+      }
+      Self.flat(window).withUnsafeBufferPointer { input in
+        windowed.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+        }
+      }
+      worst = max(worst, Approximate.maxDifference(stream.probabilities(), windowed))
+    }
+    #expect(worst <= 1e-5)
+  }
+
   @Test func batchNormFoldsIntoTheConvolution() {
     // y = W x + b, then BN, equals the folded W' x + b'.
     let weight: [Float] = [0.5, -1, 2, 0.25, 1.5, -0.75]  // (k 1, C_in 3, C_out 2)

@@ -28,6 +28,11 @@ import Linalg
 /// in half precision: each rounded to 11 significant bits, arithmetic in single precision, the
 /// probabilities within 2e-3 of the window pass (tested); with single precision, within 1e-5.
 ///
+/// The per-frame loops hold plain values only (each layer's shape, pointers into its buffers
+/// and its weights' `PackedWeights.View`, in buffers made at `init`), so a step costs no
+/// reference counting and no array uniqueness checks: at a few microseconds a step, those were
+/// a tenth of it.
+///
 /// Allocates at `init`, never per frame. Not thread-safe: one state per stream.
 public final class StreamState {
   public let classifier: Classifier
@@ -39,22 +44,28 @@ public final class StreamState {
   public let pendingLimit: Int
   /// The precision of the weights the step reads.
   public let precision: WeightPrecision
-  private let histories: [History]  // layer l's input; the last one holds the pooled columns
-  /// The weights a catch-up reads, all taps together, and a one-frame step reads, tap by tap:
-  /// packed in the plan's precision, or nil for OpenBLAS.
+  /// L: convolution layers.
+  private let layerCount: Int
+  /// K: classes; C: pooled channels.
+  private let classes: Int
+  private let pooledChannels: Int
+  /// Layer l's input history (l < L); the last one (L) holds the pooled columns.
+  private let histories: UnsafeMutablePointer<History>
+  /// Each layer's shape, buffers and progress.
+  private let layers: UnsafeMutablePointer<Layer>
+  /// The weights a catch-up reads, all taps together (L), and a one-frame step reads, tap by
+  /// tap (L · `tapSlots`, layer-major), as views of `packed` and `packedTaps`, which own them;
+  /// nil for OpenBLAS.
+  private let packedViews: UnsafeMutablePointer<PackedWeights.View>?
+  private let tapViews: UnsafeMutablePointer<PackedWeights.View>?
+  private let tapSlots: Int
   private let packed: [PackedWeights]?
   private let packedTaps: [[PackedWeights]]?
-  /// Per layer, the running sums of its next outputs (a ring of k·d rows, each C_out padded to
-  /// whole panels), their bias and the deferred taps' products so far.
-  private let partial: [UnsafeMutablePointer<Float>]
-  /// Per layer, the padded row width of `partial`.
-  private let partialWidth: [Int]
   /// Scratch for d rows of a deferred tap's products, and a zero bias for them.
   private let products: UnsafeMutablePointer<Float>
   private let zeros: UnsafeMutablePointer<Float>
-  /// Columns each layer's input has received (since `reset`, counting its resting ones).
-  private var received: [Int]
-  /// Whether `partial` agrees with the histories (a catch-up of several frames does not keep it).
+  /// Whether the layers' running sums agree with the histories (a catch-up of several frames
+  /// does not keep them).
   private var partialValid = false
   /// The pooled average (C), and the sum of the pooled columns kept up to date by one-frame
   /// steps (each adds its new column and takes off the one that left), summed afresh after a
@@ -66,7 +77,7 @@ public final class StreamState {
 
   /// A contiguous history of columns: the last `kept` consumed ones, then pending ones, with
   /// room to append before it has to be shifted back.
-  private final class History {
+  private struct History {
     let channels: Int
     let kept: Int
     let capacity: Int
@@ -82,10 +93,8 @@ public final class StreamState {
       filled = kept
     }
 
-    deinit { buffer.deallocate() }
-
     /// Sets the kept context to `value` (zeros when nil) and drops anything pending.
-    func reset(to value: [Float]?) {
+    mutating func reset(to value: [Float]?) {
       for column in 0..<kept {
         if let value {
           (buffer + column * channels).update(from: value, count: channels)
@@ -98,7 +107,7 @@ public final class StreamState {
 
     /// Room for `count` more columns, keeping the last `keeping` (shifted to the front when
     /// the end is reached).
-    func makeRoom(for count: Int, keeping: Int) {
+    mutating func makeRoom(for count: Int, keeping: Int) {
       guard filled + count > capacity else { return }
       precondition(keeping + count <= capacity, "history of \(capacity) columns overflows")
       buffer.update(from: buffer + (filled - keeping) * channels, count: keeping * channels)
@@ -107,6 +116,28 @@ public final class StreamState {
 
     /// Column `filled − 1 − age`.
     func column(age: Int) -> UnsafeMutablePointer<Float> { buffer + (filled - 1 - age) * channels }
+
+    /// Where the next column goes.
+    var end: UnsafeMutablePointer<Float> { buffer + filled * channels }
+  }
+
+  /// One convolution layer as the step sees it.
+  private struct Layer {
+    let kernel: Int
+    let dilation: Int
+    /// (k − 1)·d: the input columns an output column reads besides its newest.
+    let reach: Int
+    let outputChannels: Int
+    /// The padded row width of `partial`: C_out up to whole panels.
+    let width: Int
+    /// The running sums of the next outputs (a ring of k·d rows of `width`): their bias and
+    /// the deferred taps' products so far.
+    let partial: UnsafeMutablePointer<Float>
+    /// (C_out), and (k, C_in, C_out) for OpenBLAS.
+    let bias: UnsafePointer<Float>
+    let weight: UnsafePointer<Float>
+    /// Columns the layer's input has received (since `reset`, counting its resting ones).
+    var received: Int
   }
 
   /// - Parameters:
@@ -119,34 +150,60 @@ public final class StreamState {
     self.classifier = classifier
     self.pendingLimit = pendingLimit
     let precision = precision ?? classifier.plan.stream
-    packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
-    packedTaps = precision == .half ? classifier.halfPackedTaps : classifier.packedTaps
+    let packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
+    let packedTaps = precision == .half ? classifier.halfPackedTaps : classifier.packedTaps
+    self.packed = packed
+    self.packedTaps = packedTaps
     self.precision = packed == nil ? .single : precision
     let config = classifier.config
+    let convolutions = config.convolutions
+    layerCount = convolutions.count
+    classes = config.classes
+    pooledChannels = config.pooledChannels
     // Room for a catch-up and 16 columns more: one frame at a time, a history is shifted
     // back once per 16 frames, not for each.
     let room = pendingLimit + 16
-    var histories = config.convolutions.enumerated().map { index, layer in
-      History(kept: layer.reach, room: room, channels: config.inputChannels(of: index))
+    histories = .allocate(capacity: layerCount + 1)
+    for (index, layer) in convolutions.enumerated() {
+      (histories + index).initialize(
+        to: History(kept: layer.reach, room: room, channels: config.inputChannels(of: index)))
     }
-    histories.append(
-      History(kept: config.pooledFrames, room: room, channels: config.pooledChannels))
-    self.histories = histories
+    (histories + layerCount).initialize(
+      to: History(kept: config.pooledFrames, room: room, channels: config.pooledChannels))
     let panel = packed?.first?.panelWidth ?? 1
-    partialWidth = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }
-    partial = config.convolutions.enumerated().map { index, layer in
-      let count = layer.kernel * layer.dilation * ((layer.channels + panel - 1) / panel * panel)
-      let ring = UnsafeMutablePointer<Float>.allocate(capacity: count)
-      ring.initialize(repeating: 0, count: count)
-      return ring
+    layers = .allocate(capacity: layerCount)
+    for (index, layer) in convolutions.enumerated() {
+      let width = (layer.channels + panel - 1) / panel * panel
+      let ring = UnsafeMutablePointer<Float>.allocate(
+        capacity: layer.kernel * layer.dilation * width)
+      ring.initialize(repeating: 0, count: layer.kernel * layer.dilation * width)
+      (layers + index).initialize(
+        to: Layer(
+          kernel: layer.kernel, dilation: layer.dilation, reach: layer.reach,
+          outputChannels: layer.channels, width: width, partial: ring,
+          bias: classifier.convolutionBias(index), weight: classifier.convolutionWeight(index),
+          received: 0))
     }
-    let widest = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
-    let deepest = config.convolutions.map { max($0.dilation, $0.reach) }.max()!
+    tapSlots = convolutions.map(\.kernel).max()!
+    if let packed, let packedTaps {
+      packedViews = .allocate(capacity: layerCount)
+      tapViews = .allocate(capacity: layerCount * tapSlots)
+      for index in 0..<layerCount {
+        (packedViews! + index).initialize(to: packed[index].view)
+        for (tap, weights) in packedTaps[index].enumerated() {
+          (tapViews! + index * tapSlots + tap).initialize(to: weights.view)
+        }
+      }
+    } else {
+      packedViews = nil
+      tapViews = nil
+    }
+    let widest = convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
+    let deepest = convolutions.map { max($0.dilation, $0.reach) }.max()!
     products = .allocate(capacity: deepest * widest)
     products.initialize(repeating: 0, count: deepest * widest)
     zeros = .allocate(capacity: widest)
     zeros.initialize(repeating: 0, count: widest)
-    received = Array(repeating: 0, count: config.convolutions.count)
     average = .allocate(capacity: config.pooledChannels)
     average.initialize(repeating: 0, count: config.pooledChannels)
     pooledSum = .allocate(capacity: config.pooledChannels)
@@ -155,7 +212,12 @@ public final class StreamState {
   }
 
   deinit {
-    for ring in partial { ring.deallocate() }
+    for index in 0...layerCount { histories[index].buffer.deallocate() }
+    histories.deallocate()
+    for index in 0..<layerCount { layers[index].partial.deallocate() }
+    layers.deallocate()
+    packedViews?.deallocate()
+    tapViews?.deallocate()
     products.deallocate()
     zeros.deallocate()
     average.deallocate()
@@ -167,25 +229,24 @@ public final class StreamState {
     framesSeen = 0
     pendingFrames = 0
     histories[0].reset(to: nil)
-    for index in 1..<histories.count {
+    for index in 1...layerCount {
       histories[index].reset(to: classifier.restingColumns[index - 1])
     }
-    for index in received.indices { received[index] = histories[index].kept }
+    for index in 0..<layerCount { layers[index].received = histories[index].kept }
     partialValid = false
     stepsSinceSum = .max
   }
 
   /// Takes one frame's F features (all zeros for nobody). Allocates nothing.
   public func push(_ features: UnsafeBufferPointer<Float>) {
-    let input = histories[0]
+    let channels = histories[0].channels
     precondition(
-      features.count == input.channels,
-      "frame has \(features.count) features, the model takes F = \(input.channels)")
-    input.makeRoom(for: 1, keeping: input.kept + pendingFrames)
-    (input.buffer + input.filled * input.channels).update(
-      from: features.baseAddress!, count: input.channels)
-    input.filled += 1
-    received[0] += 1
+      features.count == channels,
+      "frame has \(features.count) features, the model takes F = \(channels)")
+    histories[0].makeRoom(for: 1, keeping: histories[0].kept + pendingFrames)
+    histories[0].end.update(from: features.baseAddress!, count: channels)
+    histories[0].filled += 1
+    layers[0].received += 1
     pendingFrames += 1
     framesSeen += 1
     if pendingFrames == pendingLimit { catchUp() }
@@ -196,38 +257,36 @@ public final class StreamState {
   private func catchUp() {
     let pending = pendingFrames
     guard pending > 0 else { return }
-    if pending == 1, packedTaps != nil {
+    if pending == 1, tapViews != nil {
       step()
       pendingFrames = 0
       return
     }
     partialValid = false
     stepsSinceSum = .max
-    let config = classifier.config
-    for (index, layer) in config.convolutions.enumerated() {
+    for index in 0..<layerCount {
+      let layer = layers[index]
       let input = histories[index]
-      let output = histories[index + 1]
       let span = pending + layer.reach
-      output.makeRoom(for: pending, keeping: output.kept)
-      let target = output.buffer + output.filled * output.channels
-      if let packed {
+      histories[index + 1].makeRoom(for: pending, keeping: histories[index + 1].kept)
+      let output = histories[index + 1]
+      let first = input.buffer + (input.filled - span) * input.channels
+      if let packedViews {
         PackedGEMM.convolve(
-          rows: pending, input: input.buffer + (input.filled - span) * input.channels,
-          inputRowStride: input.channels, tapStride: layer.dilation * input.channels,
-          weights: packed[index], relu: true, into: target, outputRowStride: output.channels)
+          rows: pending, input: first, inputRowStride: input.channels,
+          tapStride: layer.dilation * input.channels, weights: packedViews[index], relu: true,
+          into: output.end, outputRowStride: output.channels)
       } else {
         TemporalConvolution.forwardShifted(
           input: SequenceBatch(
-            base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
-            channels: input.channels, windowStride: span),
-          weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
-          kernel: layer.kernel, dilation: layer.dilation,
+            base: first, batch: 1, frames: span, channels: input.channels, windowStride: span),
+          weight: layer.weight, bias: layer.bias, kernel: layer.kernel, dilation: layer.dilation,
           output: SequenceBatch(
-            base: target, batch: 1, frames: pending, channels: output.channels,
+            base: output.end, batch: 1, frames: pending, channels: output.channels,
             windowStride: span))
       }
-      output.filled += pending
-      if index + 1 < received.count { received[index + 1] += pending }
+      histories[index + 1].filled += pending
+      if index + 1 < layerCount { layers[index + 1].received += pending }
     }
     pendingFrames = 0
   }
@@ -236,30 +295,28 @@ public final class StreamState {
   /// output's bias and older taps; each d-th column, the older taps' products for the last d
   /// columns into the sums of the outputs that will need them.
   private func step() {
-    let config = classifier.config
-    let taps = packedTaps!
-    for (index, layer) in config.convolutions.enumerated() {
+    let taps = tapViews!
+    for index in 0..<layerCount {
+      let layer = layers[index]
       let input = histories[index]
-      let output = histories[index + 1]
-      let (k, d, cin) = (layer.kernel, layer.dilation, input.channels)
-      let ring = k * d
-      let width = partialWidth[index]
-      let newest = received[index] - 1  // the column this step adds
+      let ring = layer.kernel * layer.dilation
+      let newest = layer.received - 1  // the column this step adds
       if !partialValid { rebuild(layer: index, newest: newest) }
-      let slot = partial[index] + newest % ring * width
-      output.makeRoom(for: 1, keeping: output.kept)
+      let slot = layer.partial + newest % ring * layer.width
+      histories[index + 1].makeRoom(for: 1, keeping: histories[index + 1].kept)
+      let output = histories[index + 1]
       PackedGEMM.convolve(
-        rows: 1, input: input.column(age: 0), inputRowStride: cin, tapStride: 0,
-        weights: taps[index][k - 1], bias: slot, relu: true,
-        into: output.buffer + output.filled * output.channels, outputRowStride: output.channels)
-      output.filled += 1
-      if index + 1 < received.count { received[index + 1] += 1 }
-      slot.update(from: classifier.convolutionBias(index), count: layer.channels)
-      if index + 1 == config.convolutions.count { slide(output) }
+        rows: 1, input: input.column(age: 0), inputRowStride: input.channels, tapStride: 0,
+        weights: taps[index * tapSlots + layer.kernel - 1], bias: slot, relu: true,
+        into: output.end, outputRowStride: output.channels)
+      histories[index + 1].filled += 1
+      if index + 1 < layerCount { layers[index + 1].received += 1 }
+      slot.update(from: layer.bias, count: layer.outputChannels)
+      if index + 1 == layerCount { slide(histories[index + 1]) }
       // Tap j's products are due (k − 1 − j)·d columns later: made in batches that long, each
       // when its last column comes.
-      for tap in 0..<(k - 1) {
-        let lag = (k - 1 - tap) * d
+      for tap in 0..<(layer.kernel - 1) {
+        let lag = (layer.kernel - 1 - tap) * layer.dilation
         guard (newest + 1) % lag == 0 else { continue }
         deferred(layer: index, tap: tap, first: newest - lag + 1, count: lag, newest: newest)
       }
@@ -285,19 +342,19 @@ public final class StreamState {
   /// `newest`) into the running sums of the outputs they feed, (k − 1 − tap)·d columns later.
   private func deferred(layer index: Int, tap: Int, first: Int, count: Int, newest: Int) {
     guard count > 0 else { return }
-    let layer = classifier.config.convolutions[index]
+    let layer = layers[index]
     let input = histories[index]
-    let width = partialWidth[index]
+    let width = layer.width
     let ring = layer.kernel * layer.dilation
     let lag = (layer.kernel - 1 - tap) * layer.dilation
     PackedGEMM.convolve(
       rows: count, input: input.column(age: newest - first), inputRowStride: input.channels,
-      tapStride: 0, weights: packedTaps![index][tap], bias: zeros, relu: false, into: products,
-      outputRowStride: width)
+      tapStride: 0, weights: tapViews![index * tapSlots + tap], bias: zeros, relu: false,
+      into: products, outputRowStride: width)
     for row in 0..<count {
-      let sum = partial[index] + (first + row + lag) % ring * width
+      let sum = layer.partial + (first + row + lag) % ring * width
       let product = products + row * width
-      for channel in 0..<layer.channels { sum[channel] += product[channel] }
+      for channel in 0..<layer.outputChannels { sum[channel] += product[channel] }
     }
   }
 
@@ -305,12 +362,10 @@ public final class StreamState {
   /// added: the bias for every output still to come, plus the older taps' products of the
   /// columns of every whole batch of d before `newest`.
   private func rebuild(layer index: Int, newest: Int) {
-    let layer = classifier.config.convolutions[index]
+    let layer = layers[index]
     let (k, d) = (layer.kernel, layer.dilation)
-    let width = partialWidth[index]
     for row in 0..<(k * d) {
-      (partial[index] + row * width).update(
-        from: classifier.convolutionBias(index), count: layer.channels)
+      (layer.partial + row * layer.width).update(from: layer.bias, count: layer.outputChannels)
     }
     for tap in 0..<(k - 1) {
       let lag = (k - 1 - tap) * d
@@ -323,10 +378,9 @@ public final class StreamState {
   /// The probabilities over the model's labels for the last T frames (K floats), after
   /// catching up on pending frames. Allocates nothing.
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    let config = classifier.config
-    precondition(output.count == config.classes, "probabilities need K = \(config.classes) floats")
+    precondition(output.count == classes, "probabilities need K = \(classes) floats")
     catchUp()
-    let pooled = histories[histories.count - 1]
+    let pooled = histories[layerCount]
     if stepsSinceSum > Self.resumEvery {
       let columns = SequenceBatch(
         base: pooled.column(age: pooled.kept - 1), batch: 1, frames: pooled.kept,
@@ -338,10 +392,10 @@ public final class StreamState {
     let scale = 1 / Float(pooled.kept)
     for channel in 0..<pooled.channels { average[channel] = pooledSum[channel] * scale }
     Head.linear(
-      pooled: UnsafePointer(average), batch: 1, channels: config.pooledChannels,
-      weight: classifier.linearWeight, bias: classifier.linearBias, classes: config.classes,
+      pooled: UnsafePointer(average), batch: 1, channels: pooledChannels,
+      weight: classifier.linearWeight, bias: classifier.linearBias, classes: classes,
       logits: output.baseAddress!)
-    Head.softmax(output.baseAddress!, batch: 1, classes: config.classes)
+    Head.softmax(output.baseAddress!, batch: 1, classes: classes)
   }
 }
 
