@@ -135,18 +135,19 @@ public enum PackedGEMM {
   /// Shapes: window w's input starts `w · inputWindowStride` floats after `input`, its output
   /// `w · outputWindowStride` floats after `output`; rows of C are `outputRowStride` apart.
   /// `bias`, when given instead of the weights' own, holds N floats and zeros up to whole
-  /// panels (`panelWidth`).
+  /// panels (`panelWidth`); row r's starts `r · biasRowStride` floats after it (0: one bias
+  /// for every row, as a layer has).
   public static func convolve(
     windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
     tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights,
-    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
-    outputRowStride: Int, outputWindowStride: Int = 0
+    bias: UnsafePointer<Float>? = nil, biasRowStride: Int = 0, relu: Bool,
+    into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
   ) {
     convolve(
       windows: windows, rows: rows, input: input, inputRowStride: inputRowStride,
       tapStride: tapStride, inputWindowStride: inputWindowStride, weights: weights.view,
-      bias: bias, relu: relu, into: output, outputRowStride: outputRowStride,
-      outputWindowStride: outputWindowStride)
+      bias: bias, biasRowStride: biasRowStride, relu: relu, into: output,
+      outputRowStride: outputRowStride, outputWindowStride: outputWindowStride)
   }
 
   /// The same on a `PackedWeights.View`: for loops that run per frame, where holding the
@@ -155,12 +156,13 @@ public enum PackedGEMM {
   public static func convolve(
     windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
     tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights.View,
-    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
-    outputRowStride: Int, outputWindowStride: Int = 0
+    bias: UnsafePointer<Float>? = nil, biasRowStride: Int = 0, relu: Bool,
+    into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
   ) {
     precondition(
       windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
-        && outputRowStride >= weights.columns && tapStride >= 0,
+        && outputRowStride >= weights.columns && tapStride >= 0
+        && (biasRowStride == 0 || bias != nil),
       "spk_gemm: \(windows) windows of A [\(rows), \(weights.rows)] (row stride "
         + "\(inputRowStride)) · W [\(weights.taps), \(weights.rows), \(weights.columns)] cannot "
         + "fill C with row stride \(outputRowStride)")
@@ -173,7 +175,8 @@ public enum PackedGEMM {
       weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows),
       inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
-      weights.storage, bias ?? weights.bias, output, outputRowStride, relu ? 1 : 0)
+      weights.storage, bias ?? weights.bias, bias == nil ? 0 : biasRowStride, output,
+      outputRowStride, relu ? 1 : 0)
   }
 
   /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,

@@ -1,7 +1,8 @@
 import Linalg
 
-/// One stream's cached activations: each frame adds one new column to each layer, and the
-/// probabilities equal the window forward pass over the last T frames (within 1e-5).
+/// One stream's cached activations, or several streams' in lockstep: each frame adds one new
+/// column to each layer, and the probabilities equal the window forward pass over the last T
+/// frames (within 1e-5).
 ///
 /// Concept: layer l keeps the last (k − 1)·d columns of its input (what its next output column
 /// reads) followed by the columns still to be consumed; the last layer's outputs are kept for
@@ -23,20 +24,27 @@ import Linalg
 /// frames later, so they are made that many columns at a time, one GEMM reading the tap's
 /// weights once for all of them, and added into running sums of the outputs still to come
 /// (`partial`). Per frame that reads about 310 KB of the standard network's weights instead
-/// of 600 KB. And where the
-/// plan says so (caches that hold half-precision weights but not single), the weights are read
-/// in half precision: each rounded to 11 significant bits, arithmetic in single precision, the
+/// of 600 KB. And where the plan measured it faster (`Planner`), the weights are read in half
+/// precision: each rounded to 11 significant bits, arithmetic in single precision, the
 /// probabilities within 2e-3 of the window pass (tested); with single precision, within 1e-5.
+///
+/// Several streams (`streams` B, each with its own histories and sums, a frame each per
+/// `push`) share every weight read: each GEMM runs over the B streams' rows, so a step reads
+/// the newest taps once for all of them instead of once per stream. For streams that advance
+/// together: the people of one camera, or a server's streams stepped in a batch.
 ///
 /// The per-frame loops hold plain values only (each layer's shape, pointers into its buffers
 /// and its weights' `PackedWeights.View`, in buffers made at `init`), so a step costs no
 /// reference counting and no array uniqueness checks: at a few microseconds a step, those were
 /// a tenth of it.
 ///
-/// Allocates at `init`, never per frame. Not thread-safe: one state per stream.
+/// Allocates at `init`, never per frame. Not thread-safe: one state per stream (or per group of
+/// streams in lockstep).
 public final class StreamState {
   public let classifier: Classifier
-  /// Frames pushed since `init` or `reset()`.
+  /// B: the streams this state steps together (1 unless made with more).
+  public let streams: Int
+  /// Frames pushed since `init` or `reset()` (per stream).
   public private(set) var framesSeen = 0
   /// Frames pushed but not yet run through the layers.
   public private(set) var pendingFrames = 0
@@ -61,45 +69,58 @@ public final class StreamState {
   private let tapSlots: Int
   private let packed: [PackedWeights]?
   private let packedTaps: [[PackedWeights]]?
-  /// Scratch for d rows of a deferred tap's products, and a zero bias for them.
+  /// Scratch for d rows of a deferred tap's products per stream (`productStride` apart), and
+  /// a zero bias for them.
   private let products: UnsafeMutablePointer<Float>
+  private let productStride: Int
   private let zeros: UnsafeMutablePointer<Float>
   /// Whether the layers' running sums agree with the histories (a catch-up of several frames
   /// does not keep them).
   private var partialValid = false
-  /// The pooled average (C), and the sum of the pooled columns kept up to date by one-frame
-  /// steps (each adds its new column and takes off the one that left), summed afresh after a
-  /// catch-up of several frames and every `resumEvery` steps, so rounding cannot build up.
+  /// Per stream, the pooled average (B, C), and the sum of the pooled columns kept up to date
+  /// by one-frame steps (each adds its new column and takes off the one that left), summed
+  /// afresh after a catch-up of several frames and every `resumEvery` steps, so rounding
+  /// cannot build up.
   private let average: UnsafeMutablePointer<Float>
   private let pooledSum: UnsafeMutablePointer<Float>
   private var stepsSinceSum = Int.max
   private static let resumEvery = 32
 
-  /// A contiguous history of columns: the last `kept` consumed ones, then pending ones, with
-  /// room to append before it has to be shifted back.
+  /// A contiguous history of columns per stream: the last `kept` consumed ones, then pending
+  /// ones, with room to append before it has to be shifted back. Stream b's columns start
+  /// `b · stride` floats after `buffer`; all streams fill alike.
   private struct History {
     let channels: Int
     let kept: Int
     let capacity: Int
+    let streams: Int
+    /// capacity · channels: from one stream's columns to the next's.
+    let stride: Int
     let buffer: UnsafeMutablePointer<Float>
     var filled: Int
 
-    init(kept: Int, room: Int, channels: Int) {
+    init(kept: Int, room: Int, channels: Int, streams: Int) {
       self.channels = channels
       self.kept = kept
+      self.streams = streams
       capacity = kept + room
-      buffer = .allocate(capacity: capacity * channels)
-      buffer.initialize(repeating: 0, count: capacity * channels)
+      stride = capacity * channels
+      buffer = .allocate(capacity: streams * stride)
+      buffer.initialize(repeating: 0, count: streams * stride)
       filled = kept
     }
 
-    /// Sets the kept context to `value` (zeros when nil) and drops anything pending.
+    /// Sets every stream's kept context to `value` (zeros when nil) and drops anything
+    /// pending.
     mutating func reset(to value: [Float]?) {
-      for column in 0..<kept {
-        if let value {
-          (buffer + column * channels).update(from: value, count: channels)
-        } else {
-          (buffer + column * channels).update(repeating: 0, count: channels)
+      for stream in 0..<streams {
+        for column in 0..<kept {
+          let target = buffer + stream * stride + column * channels
+          if let value {
+            target.update(from: value, count: channels)
+          } else {
+            target.update(repeating: 0, count: channels)
+          }
         }
       }
       filled = kept
@@ -110,14 +131,17 @@ public final class StreamState {
     mutating func makeRoom(for count: Int, keeping: Int) {
       guard filled + count > capacity else { return }
       precondition(keeping + count <= capacity, "history of \(capacity) columns overflows")
-      buffer.update(from: buffer + (filled - keeping) * channels, count: keeping * channels)
+      for stream in 0..<streams {
+        let start = buffer + stream * stride
+        start.update(from: start + (filled - keeping) * channels, count: keeping * channels)
+      }
       filled = keeping
     }
 
-    /// Column `filled − 1 − age`.
+    /// The first stream's column `filled − 1 − age` (stream b's is `b · stride` later).
     func column(age: Int) -> UnsafeMutablePointer<Float> { buffer + (filled - 1 - age) * channels }
 
-    /// Where the next column goes.
+    /// Where the first stream's next column goes.
     var end: UnsafeMutablePointer<Float> { buffer + filled * channels }
   }
 
@@ -130,9 +154,10 @@ public final class StreamState {
     let outputChannels: Int
     /// The padded row width of `partial`: C_out up to whole panels.
     let width: Int
-    /// The running sums of the next outputs (a ring of k·d rows of `width`): their bias and
-    /// the deferred taps' products so far.
+    /// Per stream, the running sums of the next outputs (a ring of k·d rows of `width`, the
+    /// streams' rings `ringStride` apart): their bias and the deferred taps' products so far.
     let partial: UnsafeMutablePointer<Float>
+    let ringStride: Int
     /// (C_out), and (k, C_in, C_out) for OpenBLAS.
     let bias: UnsafePointer<Float>
     let weight: UnsafePointer<Float>
@@ -141,13 +166,18 @@ public final class StreamState {
   }
 
   /// - Parameters:
+  ///   - streams: B, the streams stepped together (a frame each per `push`).
   ///   - pendingLimit: frames that may wait for a catch-up; 32 by default, past the runtime's
   ///     prediction stride of 10.
   ///   - precision: the weights' precision (the plan's by default); half needs the packed
   ///     kernels, and without them OpenBLAS runs in single precision.
-  init(classifier: Classifier, pendingLimit: Int = 32, precision: WeightPrecision? = nil) {
-    precondition(pendingLimit >= 1)
+  init(
+    classifier: Classifier, streams: Int = 1, pendingLimit: Int = 32,
+    precision: WeightPrecision? = nil
+  ) {
+    precondition(pendingLimit >= 1 && streams >= 1)
     self.classifier = classifier
+    self.streams = streams
     self.pendingLimit = pendingLimit
     let precision = precision ?? classifier.plan.stream
     let packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
@@ -166,21 +196,25 @@ public final class StreamState {
     histories = .allocate(capacity: layerCount + 1)
     for (index, layer) in convolutions.enumerated() {
       (histories + index).initialize(
-        to: History(kept: layer.reach, room: room, channels: config.inputChannels(of: index)))
+        to: History(
+          kept: layer.reach, room: room, channels: config.inputChannels(of: index),
+          streams: streams))
     }
     (histories + layerCount).initialize(
-      to: History(kept: config.pooledFrames, room: room, channels: config.pooledChannels))
+      to: History(
+        kept: config.pooledFrames, room: room, channels: config.pooledChannels, streams: streams
+      ))
     let panel = packed?.first?.panelWidth ?? 1
     layers = .allocate(capacity: layerCount)
     for (index, layer) in convolutions.enumerated() {
       let width = (layer.channels + panel - 1) / panel * panel
-      let ring = UnsafeMutablePointer<Float>.allocate(
-        capacity: layer.kernel * layer.dilation * width)
-      ring.initialize(repeating: 0, count: layer.kernel * layer.dilation * width)
+      let ringStride = layer.kernel * layer.dilation * width
+      let rings = UnsafeMutablePointer<Float>.allocate(capacity: streams * ringStride)
+      rings.initialize(repeating: 0, count: streams * ringStride)
       (layers + index).initialize(
         to: Layer(
           kernel: layer.kernel, dilation: layer.dilation, reach: layer.reach,
-          outputChannels: layer.channels, width: width, partial: ring,
+          outputChannels: layer.channels, width: width, partial: rings, ringStride: ringStride,
           bias: classifier.convolutionBias(index), weight: classifier.convolutionWeight(index),
           received: 0))
     }
@@ -200,14 +234,15 @@ public final class StreamState {
     }
     let widest = convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
     let deepest = convolutions.map { max($0.dilation, $0.reach) }.max()!
-    products = .allocate(capacity: deepest * widest)
-    products.initialize(repeating: 0, count: deepest * widest)
+    productStride = deepest * widest
+    products = .allocate(capacity: streams * productStride)
+    products.initialize(repeating: 0, count: streams * productStride)
     zeros = .allocate(capacity: widest)
     zeros.initialize(repeating: 0, count: widest)
-    average = .allocate(capacity: config.pooledChannels)
-    average.initialize(repeating: 0, count: config.pooledChannels)
-    pooledSum = .allocate(capacity: config.pooledChannels)
-    pooledSum.initialize(repeating: 0, count: config.pooledChannels)
+    average = .allocate(capacity: streams * config.pooledChannels)
+    average.initialize(repeating: 0, count: streams * config.pooledChannels)
+    pooledSum = .allocate(capacity: streams * config.pooledChannels)
+    pooledSum.initialize(repeating: 0, count: streams * config.pooledChannels)
     reset()
   }
 
@@ -224,7 +259,7 @@ public final class StreamState {
     pooledSum.deallocate()
   }
 
-  /// Back to the start of a stream: as if T frames of nobody had been seen.
+  /// Back to the start of a stream (of every stream): as if T frames of nobody had been seen.
   public func reset() {
     framesSeen = 0
     pendingFrames = 0
@@ -237,14 +272,20 @@ public final class StreamState {
     stepsSinceSum = .max
   }
 
-  /// Takes one frame's F features (all zeros for nobody). Allocates nothing.
+  /// Takes one frame's F features for each stream, (B, F) (all zeros for nobody). Allocates
+  /// nothing.
   public func push(_ features: UnsafeBufferPointer<Float>) {
     let channels = histories[0].channels
     precondition(
-      features.count == channels,
-      "frame has \(features.count) features, the model takes F = \(channels)")
+      features.count == streams * channels,
+      "frame has \(features.count) features; the model takes F = \(channels) for each of "
+        + "\(streams) stream\(streams == 1 ? "" : "s")")
     histories[0].makeRoom(for: 1, keeping: histories[0].kept + pendingFrames)
-    histories[0].end.update(from: features.baseAddress!, count: channels)
+    let input = histories[0]
+    for stream in 0..<streams {
+      (input.end + stream * input.stride).update(
+        from: features.baseAddress! + stream * channels, count: channels)
+    }
     histories[0].filled += 1
     layers[0].received += 1
     pendingFrames += 1
@@ -252,8 +293,8 @@ public final class StreamState {
     if pendingFrames == pendingLimit { catchUp() }
   }
 
-  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM,
-  /// or for a single frame with weights packed tap by tap, `step`.
+  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM
+  /// over every stream, or for a single frame with weights packed tap by tap, `step`.
   private func catchUp() {
     let pending = pendingFrames
     guard pending > 0 else { return }
@@ -273,17 +314,22 @@ public final class StreamState {
       let first = input.buffer + (input.filled - span) * input.channels
       if let packedViews {
         PackedGEMM.convolve(
-          rows: pending, input: first, inputRowStride: input.channels,
-          tapStride: layer.dilation * input.channels, weights: packedViews[index], relu: true,
-          into: output.end, outputRowStride: output.channels)
+          windows: streams, rows: pending, input: first, inputRowStride: input.channels,
+          tapStride: layer.dilation * input.channels, inputWindowStride: input.stride,
+          weights: packedViews[index], relu: true, into: output.end,
+          outputRowStride: output.channels, outputWindowStride: output.stride)
       } else {
-        TemporalConvolution.forwardShifted(
-          input: SequenceBatch(
-            base: first, batch: 1, frames: span, channels: input.channels, windowStride: span),
-          weight: layer.weight, bias: layer.bias, kernel: layer.kernel, dilation: layer.dilation,
-          output: SequenceBatch(
-            base: output.end, batch: 1, frames: pending, channels: output.channels,
-            windowStride: span))
+        for stream in 0..<streams {
+          TemporalConvolution.forwardShifted(
+            input: SequenceBatch(
+              base: first + stream * input.stride, batch: 1, frames: span,
+              channels: input.channels, windowStride: span),
+            weight: layer.weight, bias: layer.bias, kernel: layer.kernel,
+            dilation: layer.dilation,
+            output: SequenceBatch(
+              base: output.end + stream * output.stride, batch: 1, frames: pending,
+              channels: output.channels, windowStride: span))
+        }
       }
       histories[index + 1].filled += pending
       if index + 1 < layerCount { layers[index + 1].received += pending }
@@ -305,13 +351,18 @@ public final class StreamState {
       let slot = layer.partial + newest % ring * layer.width
       histories[index + 1].makeRoom(for: 1, keeping: histories[index + 1].kept)
       let output = histories[index + 1]
+      // The streams' newest columns are the rows of one GEMM (a history's streams are a
+      // stride apart), so each weight loaded serves every stream from a register.
       PackedGEMM.convolve(
-        rows: 1, input: input.column(age: 0), inputRowStride: input.channels, tapStride: 0,
-        weights: taps[index * tapSlots + layer.kernel - 1], bias: slot, relu: true,
-        into: output.end, outputRowStride: output.channels)
+        rows: streams, input: input.column(age: 0), inputRowStride: input.stride, tapStride: 0,
+        weights: taps[index * tapSlots + layer.kernel - 1], bias: slot,
+        biasRowStride: layer.ringStride, relu: true, into: output.end,
+        outputRowStride: output.stride)
       histories[index + 1].filled += 1
       if index + 1 < layerCount { layers[index + 1].received += 1 }
-      slot.update(from: layer.bias, count: layer.outputChannels)
+      for stream in 0..<streams {
+        (slot + stream * layer.ringStride).update(from: layer.bias, count: layer.outputChannels)
+      }
       if index + 1 == layerCount { slide(histories[index + 1]) }
       // Tap j's products are due (k − 1 − j)·d columns later: made in batches that long, each
       // when its last column comes.
@@ -324,17 +375,18 @@ public final class StreamState {
     partialValid = true
   }
 
-  /// The pooled sum after the last layer's step: plus its new column, minus the one that left.
+  /// The pooled sums after the last layer's step: plus the new column, minus the one that left.
   private func slide(_ pooled: History) {
     guard stepsSinceSum < Self.resumEvery else {
       stepsSinceSum = .max
       return
     }
     stepsSinceSum += 1
-    let entering = pooled.column(age: 0)
-    let leaving = pooled.column(age: pooled.kept)
-    for channel in 0..<pooled.channels {
-      pooledSum[channel] += entering[channel] - leaving[channel]
+    for stream in 0..<streams {
+      let entering = pooled.column(age: 0) + stream * pooled.stride
+      let leaving = pooled.column(age: pooled.kept) + stream * pooled.stride
+      let sum = pooledSum + stream * pooled.channels
+      for channel in 0..<pooled.channels { sum[channel] += entering[channel] - leaving[channel] }
     }
   }
 
@@ -348,13 +400,16 @@ public final class StreamState {
     let ring = layer.kernel * layer.dilation
     let lag = (layer.kernel - 1 - tap) * layer.dilation
     PackedGEMM.convolve(
-      rows: count, input: input.column(age: newest - first), inputRowStride: input.channels,
-      tapStride: 0, weights: tapViews![index * tapSlots + tap], bias: zeros, relu: false,
-      into: products, outputRowStride: width)
-    for row in 0..<count {
-      let sum = layer.partial + (first + row + lag) % ring * width
-      let product = products + row * width
-      for channel in 0..<layer.outputChannels { sum[channel] += product[channel] }
+      windows: streams, rows: count, input: input.column(age: newest - first),
+      inputRowStride: input.channels, tapStride: 0, inputWindowStride: input.stride,
+      weights: tapViews![index * tapSlots + tap], bias: zeros, relu: false, into: products,
+      outputRowStride: width, outputWindowStride: productStride)
+    for stream in 0..<streams {
+      for row in 0..<count {
+        let sum = layer.partial + stream * layer.ringStride + (first + row + lag) % ring * width
+        let product = products + stream * productStride + row * width
+        for channel in 0..<layer.outputChannels { sum[channel] += product[channel] }
+      }
     }
   }
 
@@ -364,8 +419,11 @@ public final class StreamState {
   private func rebuild(layer index: Int, newest: Int) {
     let layer = layers[index]
     let (k, d) = (layer.kernel, layer.dilation)
-    for row in 0..<(k * d) {
-      (layer.partial + row * layer.width).update(from: layer.bias, count: layer.outputChannels)
+    for stream in 0..<streams {
+      for row in 0..<(k * d) {
+        (layer.partial + stream * layer.ringStride + row * layer.width).update(
+          from: layer.bias, count: layer.outputChannels)
+      }
     }
     for tap in 0..<(k - 1) {
       let lag = (k - 1 - tap) * d
@@ -375,34 +433,40 @@ public final class StreamState {
     }
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats), after
+  /// The probabilities over the model's labels for each stream's last T frames, (B, K), after
   /// catching up on pending frames. Allocates nothing.
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    precondition(output.count == classes, "probabilities need K = \(classes) floats")
+    precondition(
+      output.count == streams * classes,
+      "probabilities need B·K = \(streams * classes) floats (K = \(classes))")
     catchUp()
     let pooled = histories[layerCount]
     if stepsSinceSum > Self.resumEvery {
-      let columns = SequenceBatch(
-        base: pooled.column(age: pooled.kept - 1), batch: 1, frames: pooled.kept,
-        channels: pooled.channels, windowStride: pooled.kept)
-      Head.averagePool(columns, into: pooledSum)
-      for channel in 0..<pooled.channels { pooledSum[channel] *= Float(pooled.kept) }
+      for stream in 0..<streams {
+        let sum = pooledSum + stream * pooled.channels
+        let columns = SequenceBatch(
+          base: pooled.column(age: pooled.kept - 1) + stream * pooled.stride, batch: 1,
+          frames: pooled.kept, channels: pooled.channels, windowStride: pooled.kept)
+        Head.averagePool(columns, into: sum)
+        for channel in 0..<pooled.channels { sum[channel] *= Float(pooled.kept) }
+      }
       stepsSinceSum = 0
     }
     let scale = 1 / Float(pooled.kept)
-    for channel in 0..<pooled.channels { average[channel] = pooledSum[channel] * scale }
+    for index in 0..<(streams * pooled.channels) { average[index] = pooledSum[index] * scale }
     Head.linear(
-      pooled: UnsafePointer(average), batch: 1, channels: pooledChannels,
+      pooled: UnsafePointer(average), batch: streams, channels: pooledChannels,
       weight: classifier.linearWeight, bias: classifier.linearBias, classes: classes,
       logits: output.baseAddress!)
-    Head.softmax(output.baseAddress!, batch: 1, classes: classes)
+    Head.softmax(output.baseAddress!, batch: streams, classes: classes)
   }
 }
 
 extension StreamState {
-  /// The probabilities as a new array. Allocates: for tools and tests, not the live path.
+  /// The probabilities as a new array, (B, K). Allocates: for tools and tests, not the live
+  /// path.
   public func probabilities() -> [Float] {
-    var output = [Float](repeating: 0, count: classifier.config.classes)
+    var output = [Float](repeating: 0, count: streams * classifier.config.classes)
     output.withUnsafeMutableBufferPointer { probabilities(into: $0) }
     return output
   }
