@@ -62,41 +62,59 @@ enum NetworkBenchmarks {
   }
 
   /// The per-frame cost of a stream that is asked for probabilities every `stride` frames:
-  /// `stride` pushes and one `probabilities`, divided by `stride`.
+  /// `stride` pushes and one `probabilities`, divided by `stride`; with `streams` B above 1,
+  /// B streams stepped in lockstep by one state, divided by B too (a stream's frame).
   static func streamStep(
-    _ classifier: Classifier, stride: Int, precision: WeightPrecision? = nil
+    _ classifier: Classifier, stride: Int, streams: Int = 1, precision: WeightPrecision? = nil
   ) -> Measurement {
     let config = classifier.config
     let frames = Fixtures.randomFrames(600, features: config.inputFeatures, seed: 5)
-    let flat = frames.flatMap { $0 }
-    let stream = classifier.makeStream(precision: precision)
-    var output = [Float](repeating: 0, count: config.classes)
-    // Check: after a window of frames the stream equals the window pass.
-    for frame in frames[0..<config.window] { frame.withUnsafeBufferPointer { stream.push($0) } }
-    let expected = classifier.predict(window: frames[0..<config.window].flatMap { $0 })
-    let tolerance: Float = stream.precision == .half ? 2e-3 : 1e-5
-    precondition(
-      Approximate.maxDifference(stream.probabilities(), expected) < tolerance,
-      "stream differs from the window pass")
-    var index = 0
     let width = config.inputFeatures
-    let result = measure(
+    // Stream b sees the frames from 37·b on, so the streams differ.
+    let batched = (0..<frames.count).flatMap { index in
+      (0..<streams).flatMap { frames[(index + 37 * $0) % frames.count] }
+    }
+    let stream = classifier.makeStream(streams: streams, precision: precision)
+    var output = [Float](repeating: 0, count: streams * config.classes)
+    // Check: after a window of frames each stream equals the window pass.
+    batched.withUnsafeBufferPointer { all in
+      for index in 0..<config.window {
+        stream.push(
+          UnsafeBufferPointer(
+            rebasing: all[index * streams * width..<(index + 1) * streams * width]))
+      }
+    }
+    let tolerance: Float = stream.precision == .half ? 2e-3 : 1e-5
+    let got = stream.probabilities()
+    for b in 0..<streams {
+      let window = (0..<config.window).flatMap { frames[($0 + 37 * b) % frames.count] }
+      precondition(
+        Approximate.maxDifference(
+          Array(got[b * config.classes..<(b + 1) * config.classes]),
+          classifier.predict(window: window)) < tolerance,
+        "stream \(b) differs from the window pass")
+    }
+    var index = 0
+    let name =
       "streaming step, prediction every \(stride) frame\(stride == 1 ? "" : "s") "
-        + "(\(stream.precision.rawValue))",
-      units: Double(stride * config.flopsPerStreamStep), unit: "FLOP"
+      + (streams == 1 ? "" : "\(streams) streams at once ") + "(\(stream.precision.rawValue))"
+    let result = measure(
+      name, units: Double(stride * streams * config.flopsPerStreamStep), unit: "FLOP"
     ) {
-      flat.withUnsafeBufferPointer { all in
+      batched.withUnsafeBufferPointer { all in
         for _ in 0..<stride {
-          stream.push(UnsafeBufferPointer(rebasing: all[index * width..<(index + 1) * width]))
+          stream.push(
+            UnsafeBufferPointer(
+              rebasing: all[index * streams * width..<(index + 1) * streams * width]))
           index = index + 1 == frames.count ? 0 : index + 1
         }
       }
       output.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
       return Double(output[0])
     }
-    // Per frame, so it compares with one window forward.
+    // Per frame of one stream, so it compares with one window forward.
     return Measurement(
-      name: result.name, samples: result.samples.map { $0 / Double(stride) },
+      name: result.name, samples: result.samples.map { $0 / Double(stride * streams) },
       unitsPerIteration: Double(config.flopsPerStreamStep), unit: result.unit)
   }
 

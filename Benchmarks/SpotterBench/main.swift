@@ -103,6 +103,8 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
       "stream-1-single", { NetworkBenchmarks.streamStep(classifier, stride: 1, precision: .single) }
     ),
     ("stream-1-half", { NetworkBenchmarks.streamStep(classifier, stride: 1, precision: .half) }),
+    ("stream-1-x4", { NetworkBenchmarks.streamStep(classifier, stride: 1, streams: 4) }),
+    ("stream-1-x8", { NetworkBenchmarks.streamStep(classifier, stride: 1, streams: 8) }),
     ("naive", { NetworkBenchmarks.naive(classifier) }),
     ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
     ("pipeline", { PoseBenchmarks.posePipeline() }),
@@ -147,7 +149,7 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     if let batch = results["forward-64"] {
       ratios["batch-64 speed-up per window over batch 1"] = one.median / (batch.median / 64)
     }
-    for key in ["stream-1", "stream-10"] {
+    for key in ["stream-1", "stream-10", "stream-1-x4", "stream-1-x8"] {
       if let stream = results[key] {
         ratios["window forward / \(key) step"] = one.median / stream.median
       }

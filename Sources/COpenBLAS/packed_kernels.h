@@ -48,14 +48,13 @@ typedef _Float16 spk_h8 __attribute__((vector_size(16), aligned(2)));
   __attribute__((target(TARGET), always_inline)) static inline void NAME(                      \
       const int MR, const int NP, int k, int taps, const float *a, ptrdiff_t lda,              \
       ptrdiff_t tap_stride, const void *b, ptrdiff_t panel_stride, const float *bias,          \
-      float *c, ptrdiff_t ldc, int relu, int last_width) {                                     \
+      ptrdiff_t bias_row, float *c, ptrdiff_t ldc, int relu, int last_width) {                 \
     enum { L = sizeof(V) / sizeof(float) };                                                    \
     V acc[12][8];                                                                              \
     SPK_UNROLL for (int p = 0; p < NP; p++)                                                    \
-      SPK_UNROLL for (int h = 0; h < 2; h++) {                                                            \
-        V start = *(const V *)(bias + p * 2 * L + h * L);                                      \
-        SPK_UNROLL for (int r = 0; r < MR; r++) acc[r][2 * p + h] = start;                                \
-      }                                                                                        \
+      SPK_UNROLL for (int h = 0; h < 2; h++)                                                              \
+        SPK_UNROLL for (int r = 0; r < MR; r++)                                                           \
+          acc[r][2 * p + h] = *(const V *)(bias + r * bias_row + p * 2 * L + h * L);          \
     for (int tap = 0; tap < taps; tap++) {                                                     \
       const float *at = a + tap * tap_stride;                                                  \
       ptrdiff_t boffset = (ptrdiff_t)tap * k * 2 * L;                                          \
@@ -103,15 +102,16 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
 // panels at once, so it still has eight independent accumulators.
 #define SPK_CASE(TILE, MR, NP)                                                                 \
   case (MR) * 8 + (NP):                                                                        \
-    TILE(MR, NP, k, taps, aw + r0 * lda, lda, tap_stride, b, panel_stride, bias + p * 2 * L,   \
-         cw + r0 * ldc + p * 2 * L, ldc, relu, width);                                         \
+    TILE(MR, NP, k, taps, aw + r0 * lda, lda, tap_stride, b, panel_stride,                     \
+         bias + r0 * bias_row + p * 2 * L, bias_row, cw + r0 * ldc + p * 2 * L, ldc, relu,     \
+         width);                                                                               \
     break;
 
 #define SPK_DRIVER(NAME, TARGET, TILE, V, BUDGET, BSIZE, CASES)                                \
   __attribute__((target(TARGET))) static inline void NAME(                                     \
       int windows, ptrdiff_t a_window, ptrdiff_t c_window, int m, int n, int k, int taps,      \
       const float *a, ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,                 \
-      const float *bias, float *c, ptrdiff_t ldc, int relu) {                                  \
+      const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc, int relu) {              \
     enum { L = sizeof(V) / sizeof(float) };                                                    \
     int panels = (n + 2 * L - 1) / (2 * L);                                                    \
     ptrdiff_t panel_stride = (ptrdiff_t)taps * k * 2 * L;                                      \
@@ -157,11 +157,13 @@ SPK_DRIVER(spk_gemm_f16_avx2, "avx2,fma,f16c", spk_tile_f16_avx2, spk_v8, 6, 2,
 /// The packed GEMM for `isa` (SPK_AVX512 or SPK_AVX2), B in single (half = 0) or half
 /// precision. Panel width: 32 columns for AVX-512, 16 for AVX2 (spk_panel_width).
 /// Windows after the first start a_window floats (input) and c_window floats (output) later.
+/// Row r's bias starts r·bias_row floats after `bias` (0: one bias for every row).
 static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
                             ptrdiff_t c_window, int m, int n, int k, int taps, const float *a,
                             ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,
-                            const float *bias, float *c, ptrdiff_t ldc, int relu) {
-#define SPK_ARGS windows, a_window, c_window, m, n, k, taps, a, lda, tap_stride, packed, bias, c, ldc, relu
+                            const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc,
+                            int relu) {
+#define SPK_ARGS windows, a_window, c_window, m, n, k, taps, a, lda, tap_stride, packed, bias, bias_row, c, ldc, relu
   if (isa == SPK_AVX512) {
     if (half)
       spk_gemm_f16_avx512(SPK_ARGS);
@@ -218,7 +220,8 @@ static inline int spk_instruction_set(void) { return SPK_NONE; }
 static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
                             ptrdiff_t c_window, int m, int n, int k, int taps, const float *a,
                             ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,
-                            const float *bias, float *c, ptrdiff_t ldc, int relu) {}
+                            const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc,
+                            int relu) {}
 static inline void spk_winograd_input(const float *d0, ptrdiff_t step, int channels, float *u,
                                       ptrdiff_t plane) {}
 static inline void spk_winograd_output(const float *m, ptrdiff_t plane, const float *bias,

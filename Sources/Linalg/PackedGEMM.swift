@@ -40,15 +40,15 @@ public enum WeightPrecision: String, Sendable, CaseIterable {
 /// row, its columns contiguously, zero-padded past N, so a kernel streams one panel straight
 /// through memory. The bias is padded to whole panels the same way. Immutable after `init`.
 public final class PackedWeights: @unchecked Sendable {
-  public let taps: Int
-  public let rows: Int
-  public let columns: Int
-  public let instructionSet: InstructionSet
-  public let precision: WeightPrecision
+  /// The shape and the buffers, as plain values (`View`); this object owns the buffers.
+  public let view: View
+  public var taps: Int { view.taps }
+  public var rows: Int { view.rows }
+  public var columns: Int { view.columns }
+  public var instructionSet: InstructionSet { view.instructionSet }
+  public var precision: WeightPrecision { view.precision }
   /// Columns per panel: 32 for AVX-512, 16 for AVX2.
   public let panelWidth: Int
-  let storage: UnsafeMutableRawPointer
-  let bias: UnsafeMutablePointer<Float>
 
   /// Shapes: weights (taps, K, N), row-major; bias (N), or zeros when nil.
   /// - Precondition: `instructionSet` is supported here.
@@ -61,17 +61,12 @@ public final class PackedWeights: @unchecked Sendable {
       "PackedWeights: \(instructionSet) kernels do not run on this CPU (it has "
         + "\(InstructionSet.available))")
     precondition(taps >= 1 && rows >= 1 && columns >= 1, "PackedWeights: empty shape")
-    self.taps = taps
-    self.rows = rows
-    self.columns = columns
-    self.instructionSet = instructionSet
-    self.precision = precision
     let width = Int(spk_panel_width(instructionSet.rawValue))
     panelWidth = width
     let panels = (columns + width - 1) / width
     let count = panels * taps * rows * width
     let size = precision == .single ? 4 : 2
-    storage = .allocate(byteCount: count * size, alignment: 64)
+    let storage = UnsafeMutableRawPointer.allocate(byteCount: count * size, alignment: 64)
     storage.initializeMemory(as: UInt8.self, repeating: 0, count: count * size)
     for panel in 0..<panels {
       for tap in 0..<taps {
@@ -90,14 +85,30 @@ public final class PackedWeights: @unchecked Sendable {
         }
       }
     }
-    self.bias = .allocate(capacity: panels * width)
-    self.bias.initialize(repeating: 0, count: panels * width)
-    if let bias { self.bias.update(from: bias, count: columns) }
+    let padded = UnsafeMutablePointer<Float>.allocate(capacity: panels * width)
+    padded.initialize(repeating: 0, count: panels * width)
+    if let bias { padded.update(from: bias, count: columns) }
+    view = View(
+      taps: taps, rows: rows, columns: columns, instructionSet: instructionSet,
+      precision: precision, storage: UnsafeRawPointer(storage), bias: UnsafePointer(padded))
   }
 
   deinit {
-    storage.deallocate()
-    bias.deallocate()
+    UnsafeMutableRawPointer(mutating: view.storage).deallocate()
+    UnsafeMutablePointer(mutating: view.bias).deallocate()
+  }
+
+  /// The weights' shape and storage as plain values, valid while their `PackedWeights` lives:
+  /// what a per-frame loop holds instead of the object, so calling a kernel costs no reference
+  /// count.
+  public struct View {
+    public let taps: Int
+    public let rows: Int
+    public let columns: Int
+    public let instructionSet: InstructionSet
+    public let precision: WeightPrecision
+    let storage: UnsafeRawPointer
+    let bias: UnsafePointer<Float>
   }
 
   /// Bytes the packed weights take.
@@ -116,16 +127,34 @@ public enum PackedGEMM {
   /// Shapes: window w's input starts `w · inputWindowStride` floats after `input`, its output
   /// `w · outputWindowStride` floats after `output`; rows of C are `outputRowStride` apart.
   /// `bias`, when given instead of the weights' own, holds N floats and zeros up to whole
-  /// panels (`panelWidth`).
+  /// panels (`panelWidth`); row r's starts `r · biasRowStride` floats after it (0: one bias
+  /// for every row, as a layer has).
   public static func convolve(
     windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
     tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights,
-    bias: UnsafePointer<Float>? = nil, relu: Bool, into output: UnsafeMutablePointer<Float>,
-    outputRowStride: Int, outputWindowStride: Int = 0
+    bias: UnsafePointer<Float>? = nil, biasRowStride: Int = 0, relu: Bool,
+    into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
+  ) {
+    convolve(
+      windows: windows, rows: rows, input: input, inputRowStride: inputRowStride,
+      tapStride: tapStride, inputWindowStride: inputWindowStride, weights: weights.view,
+      bias: bias, biasRowStride: biasRowStride, relu: relu, into: output,
+      outputRowStride: outputRowStride, outputWindowStride: outputWindowStride)
+  }
+
+  /// The same on a `PackedWeights.View`: for loops that run per frame, where holding the
+  /// weights' object would cost a reference count each call.
+  @inline(__always)
+  public static func convolve(
+    windows: Int = 1, rows: Int, input: UnsafePointer<Float>, inputRowStride: Int,
+    tapStride: Int, inputWindowStride: Int = 0, weights: PackedWeights.View,
+    bias: UnsafePointer<Float>? = nil, biasRowStride: Int = 0, relu: Bool,
+    into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
   ) {
     precondition(
       windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
-        && outputRowStride >= weights.columns && tapStride >= 0,
+        && outputRowStride >= weights.columns && tapStride >= 0
+        && (biasRowStride == 0 || bias != nil),
       "spk_gemm: \(windows) windows of A [\(rows), \(weights.rows)] (row stride "
         + "\(inputRowStride)) · W [\(weights.taps), \(weights.rows), \(weights.columns)] cannot "
         + "fill C with row stride \(outputRowStride)")
@@ -138,7 +167,7 @@ public enum PackedGEMM {
       weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows),
       inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
-      UnsafeRawPointer(weights.storage), bias ?? UnsafePointer(weights.bias), output,
+      weights.storage, bias ?? weights.bias, bias == nil ? 0 : biasRowStride, output,
       outputRowStride, relu ? 1 : 0)
   }
 

@@ -143,6 +143,78 @@ import Testing
     #expect(Approximate.maxDifference(classifier.predict(window: zeros), fresh) <= 1e-6)
   }
 
+  /// Three streams stepped in lockstep by one state (each GEMM over the three): each equals
+  /// the window pass over its own frames, within the tolerance of one stream (1e-5 single,
+  /// 2e-3 half), asked every frame, every 7, and irregularly.
+  @Test(arguments: configs, [1, 7, 0])
+  func streamsInLockstepEachEqualTheWindowForwardPass(config: NetworkConfig, askEvery: Int) {
+    let classifier = Fixtures.randomClassifier(config, seed: 23)
+    let workspace = Workspace(for: classifier, tile: 1)
+    let count = 3
+    let frames = (0..<count).map {
+      Fixtures.randomFrames(150, features: config.inputFeatures, seed: 30 + UInt64($0))
+    }
+    let gaps = [1, 1, 2, 1, 10, 1, 1, 5, 1, 3]
+    for precision in WeightPrecision.allCases {
+      let state = classifier.makeStream(streams: count, precision: precision)
+      var windowed = [Float](repeating: 0, count: config.classes)
+      var worst: Float = 0
+      for index in 0..<frames[0].count {
+        Self.flat(frames.map { $0[index] }).withUnsafeBufferPointer { state.push($0) }
+        let asked =
+          askEvery > 0
+          ? index % askEvery == askEvery - 1
+          : (0..<gaps.count).contains { index % 25 == gaps[0...$0].reduce(0, +) - 1 }
+        guard asked else { continue }
+        let streamed = state.probabilities()
+        for stream in 0..<count {
+          let window = ((index + 1 - config.window)...index).map {
+            $0 >= 0 ? frames[stream][$0] : [Float](repeating: 0, count: config.inputFeatures)
+          }
+          Self.flat(window).withUnsafeBufferPointer { input in
+            windowed.withUnsafeMutableBufferPointer {
+              classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+            }
+          }
+          let row = Array(streamed[stream * config.classes..<(stream + 1) * config.classes])
+          worst = max(worst, Approximate.maxDifference(row, windowed))
+        }
+      }
+      #expect(worst <= (state.precision == .half ? 2e-3 : 1e-5), "\(precision)")
+    }
+  }
+
+  /// A reset in the middle of one-frame steps (running sums valid, histories part-shifted)
+  /// starts the stream over: asked every frame after it, it equals the window pass over the
+  /// frames since, zero-padded, within 1e-5 (single precision).
+  @Test(arguments: configs)
+  func aResetMidStreamEqualsTheWindowPassAfterIt(config: NetworkConfig) {
+    let classifier = Fixtures.randomClassifier(config, seed: 4)
+    let stream = classifier.makeStream(precision: .single)
+    let workspace = Workspace(for: classifier, tile: 1)
+    for frame in Fixtures.randomFrames(77, features: config.inputFeatures, seed: 3) {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+      _ = stream.probabilities()
+    }
+    stream.reset()
+    let frames = Fixtures.randomFrames(90, features: config.inputFeatures, seed: 6)
+    var windowed = [Float](repeating: 0, count: config.classes)
+    var worst: Float = 0
+    for (index, frame) in frames.enumerated() {
+      frame.withUnsafeBufferPointer { stream.push($0) }
+      let window = ((index + 1 - config.window)...index).map {
+        $0 >= 0 ? frames[$0] : [Float](repeating: 0, count: config.inputFeatures)
+      }
+      Self.flat(window).withUnsafeBufferPointer { input in
+        windowed.withUnsafeMutableBufferPointer {
+          classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
+        }
+      }
+      worst = max(worst, Approximate.maxDifference(stream.probabilities(), windowed))
+    }
+    #expect(worst <= 1e-5)
+  }
+
   @Test func batchNormFoldsIntoTheConvolution() {
     // y = W x + b, then BN, equals the folded W' x + b'.
     let weight: [Float] = [0.5, -1, 2, 0.25, 1.5, -0.75]  // (k 1, C_in 3, C_out 2)

@@ -59,13 +59,20 @@ struct PerFrameAllocationTests {
     #expect(Self.allocations { for index in 100..<1000 { step(index) } } == 0)
   }
 
-  /// Every frame and every 10, with the step's weights in single and in half precision.
+  /// Every frame and every 10, with the step's weights in single and in half precision, for
+  /// one stream and for four in lockstep.
   @Test(arguments: [1, 10], [false, true])
   func streamingAllocatesNothing(stride: Int, half: Bool) {
+    for streams in [1, 4] {
+      streamingAllocatesNothing(stride: stride, half: half, streams: streams)
+    }
+  }
+
+  func streamingAllocatesNothing(stride: Int, half: Bool, streams: Int) {
     let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
-    let stream = classifier.makeStream(precision: half ? .half : .single)
-    let frames = Fixtures.randomFrames(1000, features: 54, seed: 1)
-    var probabilities = [Float](repeating: 0, count: 13)
+    let stream = classifier.makeStream(streams: streams, precision: half ? .half : .single)
+    let frames = Fixtures.randomFrames(1000, features: 54 * streams, seed: 1)
+    var probabilities = [Float](repeating: 0, count: 13 * streams)
     func step(_ index: Int) {
       frames[index].withUnsafeBufferPointer { stream.push($0) }
       if index % stride == 0 {

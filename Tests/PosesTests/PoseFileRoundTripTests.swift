@@ -112,6 +112,30 @@ import Testing
     }
   }
 
+  /// The decoder's joint buffer starts with room for four people and grows for a crowd: every
+  /// count of people, up and down, reads back whole.
+  @Test(arguments: [[1, 9, 2, 12, 0, 5], [4, 5, 4, 20, 1]])
+  func framesOfAnyNumberOfPeopleReadBack(counts: [Int]) throws {
+    let frames = counts.enumerated().map { index, count in
+      let t = Double(index) / 30
+      return (
+        t: t,
+        people: (0..<count).map {
+          Fixtures.squatter(at: t, centreX: 100 + 60 * Float($0), height: 120 + Float($0))
+        }
+      )
+    }
+    let header = PoseFileHeader(layout: .coco17, space: CoordinateSpace(), fps: 30)
+    let (read, errors, _) = try Self.roundTrip(format: .jsonl, header: header, frames: frames)
+    #expect(errors.isEmpty)
+    #expect(read.map(\.people.count) == counts)
+    for (frame, expected) in zip(read, frames) {
+      for (got, want) in zip(frame.people, expected.people) {
+        #expect(Self.near(got, Self.kept(want, by: .coco17)))
+      }
+    }
+  }
+
   @Test func shorthandJointsAndMissingTimesAreUnderstood() throws {
     let fifteenNulls = Array(repeating: "null", count: 15).joined(separator: ",")
     let text = """

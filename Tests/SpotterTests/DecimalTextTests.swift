@@ -46,6 +46,19 @@ import Testing
     }
   }
 
+  /// Probabilities from a confident network: Floats far below 1e-19, down to the smallest
+  /// subnormal, written as the C library writes them.
+  @Test func tinyProbabilitiesAreWrittenAsPrintfWritesThem() {
+    var random = SeededGenerator(seed: 7)
+    var values: [Float] = [.leastNonzeroMagnitude, .leastNormalMagnitude, 1e-20, 3.3e-38]
+    for _ in 0..<3000 { values.append(Float(exp(-Double.random(in: 43...103, using: &random)))) }
+    for value in values {
+      #expect(Self.general(Double(value)) == String(format: "%.4g", Double(value)))
+    }
+    #expect(Self.fixed(1e15 / 3) == String(format: "%.3f", 1e15 / 3))
+    #expect(Self.fixed(-1e45) == String(format: "%.3f", -1e45))
+  }
+
   @Test func tiesRoundToEven() {
     // k/16 and k/2^20 are exact in binary, so the digit after the last kept is exactly 5.
     for k in 0..<4096 {

@@ -238,9 +238,10 @@ public final class Classifier: @unchecked Sendable {
   }
 
   /// A fresh per-stream state for this model, its step reading weights in `precision` (the
-  /// plan's unless given).
-  public func makeStream(precision: WeightPrecision? = nil) -> StreamState {
-    StreamState(classifier: self, precision: precision)
+  /// plan's unless given); with `streams` above 1, the state of that many streams stepped in
+  /// lockstep, sharing each weight read (`StreamState`).
+  public func makeStream(streams: Int = 1, precision: WeightPrecision? = nil) -> StreamState {
+    StreamState(classifier: self, streams: streams, precision: precision)
   }
 
   /// Runs a constant column through each layer: the same kernel as every forward pass, on

@@ -20,8 +20,8 @@ public struct ExecutionPlan: Sendable, Equatable, CustomStringConvertible {
   /// Each layer's strategy for a batch of several, `tile` windows a pass.
   public var batched: [ConvolutionStrategy]
   public var tile: Int
-  /// The streaming step's weights: single, or half precision where reading them is what a
-  /// step waits for (`WeightPrecision`).
+  /// The streaming step's weights: single, or half precision where the planner timed the step
+  /// both ways and half was clearly faster (`Planner.fasterStream`).
   public var stream: WeightPrecision
   public var origin: Origin
 

@@ -124,9 +124,12 @@ public enum Planner {
       origin: .measured(milliseconds: (seconds() - start) * 1000))
   }
 
-  /// Half-precision weights for the streaming step only where they make it at least 1.25×
-  /// faster (where the single-precision ones do not stay in cache): half precision rounds each
-  /// weight, so it has to earn its place.
+  /// Half-precision weights for the streaming step only where, timed here both ways, they make
+  /// it at least 1.25× faster: half precision rounds each weight, so it has to earn its place.
+  /// Which wins depends on the CPU, not on a rule: half halves the bytes a step reads, and
+  /// widening them costs instructions on the ports the multiply-adds need. On a CPU whose L2
+  /// holds the single-precision weights and widening competes with them (the AVX-512 Xeon in
+  /// README's table), half is the slower.
   static func fasterStream(_ classifier: Classifier) -> WeightPrecision {
     let config = classifier.config
     let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: config.inputFeatures)

@@ -1,7 +1,8 @@
 import Linalg
 
-/// One stream's cached activations: each frame adds one new column to each layer, and the
-/// probabilities equal the window forward pass over the last T frames (within 1e-5).
+/// One stream's cached activations, or several streams' in lockstep: each frame adds one new
+/// column to each layer, and the probabilities equal the window forward pass over the last T
+/// frames (within 1e-5).
 ///
 /// Concept: layer l keeps the last (k − 1)·d columns of its input (what its next output column
 /// reads) followed by the columns still to be consumed; the last layer's outputs are kept for
@@ -23,15 +24,27 @@ import Linalg
 /// frames later, so they are made that many columns at a time, one GEMM reading the tap's
 /// weights once for all of them, and added into running sums of the outputs still to come
 /// (`partial`). Per frame that reads about 310 KB of the standard network's weights instead
-/// of 600 KB. And where the
-/// plan says so (caches that hold half-precision weights but not single), the weights are read
-/// in half precision: each rounded to 11 significant bits, arithmetic in single precision, the
+/// of 600 KB. And where the plan measured it faster (`Planner`), the weights are read in half
+/// precision: each rounded to 11 significant bits, arithmetic in single precision, the
 /// probabilities within 2e-3 of the window pass (tested); with single precision, within 1e-5.
 ///
-/// Allocates at `init`, never per frame. Not thread-safe: one state per stream.
+/// Several streams (`streams` B, each with its own histories and sums, a frame each per
+/// `push`) share every weight read: each GEMM runs over the B streams' rows, so a step reads
+/// the newest taps once for all of them instead of once per stream. For streams that advance
+/// together: the people of one camera, or a server's streams stepped in a batch.
+///
+/// The per-frame loops hold plain values only (each layer's shape, pointers into its buffers
+/// and its weights' `PackedWeights.View`, in buffers made at `init`), so a step costs no
+/// reference counting and no array uniqueness checks: at a few microseconds a step, those were
+/// a tenth of it.
+///
+/// Allocates at `init`, never per frame. Not thread-safe: one state per stream (or per group of
+/// streams in lockstep).
 public final class StreamState {
   public let classifier: Classifier
-  /// Frames pushed since `init` or `reset()`.
+  /// B: the streams this state steps together (1 unless made with more).
+  public let streams: Int
+  /// Frames pushed since `init` or `reset()` (per stream).
   public private(set) var framesSeen = 0
   /// Frames pushed but not yet run through the layers.
   public private(set) var pendingFrames = 0
@@ -39,58 +52,75 @@ public final class StreamState {
   public let pendingLimit: Int
   /// The precision of the weights the step reads.
   public let precision: WeightPrecision
-  private let histories: [History]  // layer l's input; the last one holds the pooled columns
-  /// The weights a catch-up reads, all taps together, and a one-frame step reads, tap by tap:
-  /// packed in the plan's precision, or nil for OpenBLAS.
+  /// L: convolution layers.
+  private let layerCount: Int
+  /// K: classes; C: pooled channels.
+  private let classes: Int
+  private let pooledChannels: Int
+  /// Layer l's input history (l < L); the last one (L) holds the pooled columns.
+  private let histories: UnsafeMutablePointer<History>
+  /// Each layer's shape, buffers and progress.
+  private let layers: UnsafeMutablePointer<Layer>
+  /// The weights a catch-up reads, all taps together (L), and a one-frame step reads, tap by
+  /// tap (L · `tapSlots`, layer-major), as views of `packed` and `packedTaps`, which own them;
+  /// nil for OpenBLAS.
+  private let packedViews: UnsafeMutablePointer<PackedWeights.View>?
+  private let tapViews: UnsafeMutablePointer<PackedWeights.View>?
+  private let tapSlots: Int
   private let packed: [PackedWeights]?
   private let packedTaps: [[PackedWeights]]?
-  /// Per layer, the running sums of its next outputs (a ring of k·d rows, each C_out padded to
-  /// whole panels), their bias and the deferred taps' products so far.
-  private let partial: [UnsafeMutablePointer<Float>]
-  /// Per layer, the padded row width of `partial`.
-  private let partialWidth: [Int]
-  /// Scratch for d rows of a deferred tap's products, and a zero bias for them.
+  /// Scratch for d rows of a deferred tap's products per stream (`productStride` apart), and
+  /// a zero bias for them.
   private let products: UnsafeMutablePointer<Float>
+  private let productStride: Int
   private let zeros: UnsafeMutablePointer<Float>
-  /// Columns each layer's input has received (since `reset`, counting its resting ones).
-  private var received: [Int]
-  /// Whether `partial` agrees with the histories (a catch-up of several frames does not keep it).
+  /// Whether the layers' running sums agree with the histories (a catch-up of several frames
+  /// does not keep them).
   private var partialValid = false
-  /// The pooled average (C), and the sum of the pooled columns kept up to date by one-frame
-  /// steps (each adds its new column and takes off the one that left), summed afresh after a
-  /// catch-up of several frames and every `resumEvery` steps, so rounding cannot build up.
+  /// Per stream, the pooled average (B, C), and the sum of the pooled columns kept up to date
+  /// by one-frame steps (each adds its new column and takes off the one that left), summed
+  /// afresh after a catch-up of several frames and every `resumEvery` steps, so rounding
+  /// cannot build up.
   private let average: UnsafeMutablePointer<Float>
   private let pooledSum: UnsafeMutablePointer<Float>
   private var stepsSinceSum = Int.max
   private static let resumEvery = 32
 
-  /// A contiguous history of columns: the last `kept` consumed ones, then pending ones, with
-  /// room to append before it has to be shifted back.
-  private final class History {
+  /// A contiguous history of columns per stream: the last `kept` consumed ones, then pending
+  /// ones, with room to append before it has to be shifted back. Stream b's columns start
+  /// `b · stride` floats after `buffer`; all streams fill alike.
+  private struct History {
     let channels: Int
     let kept: Int
     let capacity: Int
+    let streams: Int
+    /// capacity · channels: from one stream's columns to the next's.
+    let stride: Int
     let buffer: UnsafeMutablePointer<Float>
     var filled: Int
 
-    init(kept: Int, room: Int, channels: Int) {
+    init(kept: Int, room: Int, channels: Int, streams: Int) {
       self.channels = channels
       self.kept = kept
+      self.streams = streams
       capacity = kept + room
-      buffer = .allocate(capacity: capacity * channels)
-      buffer.initialize(repeating: 0, count: capacity * channels)
+      stride = capacity * channels
+      buffer = .allocate(capacity: streams * stride)
+      buffer.initialize(repeating: 0, count: streams * stride)
       filled = kept
     }
 
-    deinit { buffer.deallocate() }
-
-    /// Sets the kept context to `value` (zeros when nil) and drops anything pending.
-    func reset(to value: [Float]?) {
-      for column in 0..<kept {
-        if let value {
-          (buffer + column * channels).update(from: value, count: channels)
-        } else {
-          (buffer + column * channels).update(repeating: 0, count: channels)
+    /// Sets every stream's kept context to `value` (zeros when nil) and drops anything
+    /// pending.
+    mutating func reset(to value: [Float]?) {
+      for stream in 0..<streams {
+        for column in 0..<kept {
+          let target = buffer + stream * stride + column * channels
+          if let value {
+            target.update(from: value, count: channels)
+          } else {
+            target.update(repeating: 0, count: channels)
+          }
         }
       }
       filled = kept
@@ -98,136 +128,211 @@ public final class StreamState {
 
     /// Room for `count` more columns, keeping the last `keeping` (shifted to the front when
     /// the end is reached).
-    func makeRoom(for count: Int, keeping: Int) {
+    mutating func makeRoom(for count: Int, keeping: Int) {
       guard filled + count > capacity else { return }
       precondition(keeping + count <= capacity, "history of \(capacity) columns overflows")
-      buffer.update(from: buffer + (filled - keeping) * channels, count: keeping * channels)
+      for stream in 0..<streams {
+        let start = buffer + stream * stride
+        start.update(from: start + (filled - keeping) * channels, count: keeping * channels)
+      }
       filled = keeping
     }
 
-    /// Column `filled − 1 − age`.
+    /// The first stream's column `filled − 1 − age` (stream b's is `b · stride` later).
     func column(age: Int) -> UnsafeMutablePointer<Float> { buffer + (filled - 1 - age) * channels }
+
+    /// Where the first stream's next column goes.
+    var end: UnsafeMutablePointer<Float> { buffer + filled * channels }
+  }
+
+  /// One convolution layer as the step sees it.
+  private struct Layer {
+    let kernel: Int
+    let dilation: Int
+    /// (k − 1)·d: the input columns an output column reads besides its newest.
+    let reach: Int
+    let outputChannels: Int
+    /// The padded row width of `partial`: C_out up to whole panels.
+    let width: Int
+    /// Per stream, the running sums of the next outputs (a ring of k·d rows of `width`, the
+    /// streams' rings `ringStride` apart): their bias and the deferred taps' products so far.
+    let partial: UnsafeMutablePointer<Float>
+    let ringStride: Int
+    /// (C_out), and (k, C_in, C_out) for OpenBLAS.
+    let bias: UnsafePointer<Float>
+    let weight: UnsafePointer<Float>
+    /// Columns the layer's input has received (since `reset`, counting its resting ones).
+    var received: Int
   }
 
   /// - Parameters:
+  ///   - streams: B, the streams stepped together (a frame each per `push`).
   ///   - pendingLimit: frames that may wait for a catch-up; 32 by default, past the runtime's
   ///     prediction stride of 10.
   ///   - precision: the weights' precision (the plan's by default); half needs the packed
   ///     kernels, and without them OpenBLAS runs in single precision.
-  init(classifier: Classifier, pendingLimit: Int = 32, precision: WeightPrecision? = nil) {
-    precondition(pendingLimit >= 1)
+  init(
+    classifier: Classifier, streams: Int = 1, pendingLimit: Int = 32,
+    precision: WeightPrecision? = nil
+  ) {
+    precondition(pendingLimit >= 1 && streams >= 1)
     self.classifier = classifier
+    self.streams = streams
     self.pendingLimit = pendingLimit
     let precision = precision ?? classifier.plan.stream
-    packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
-    packedTaps = precision == .half ? classifier.halfPackedTaps : classifier.packedTaps
+    let packed = precision == .half ? classifier.halfPackedLayers : classifier.packedLayers
+    let packedTaps = precision == .half ? classifier.halfPackedTaps : classifier.packedTaps
+    self.packed = packed
+    self.packedTaps = packedTaps
     self.precision = packed == nil ? .single : precision
     let config = classifier.config
+    let convolutions = config.convolutions
+    layerCount = convolutions.count
+    classes = config.classes
+    pooledChannels = config.pooledChannels
     // Room for a catch-up and 16 columns more: one frame at a time, a history is shifted
     // back once per 16 frames, not for each.
     let room = pendingLimit + 16
-    var histories = config.convolutions.enumerated().map { index, layer in
-      History(kept: layer.reach, room: room, channels: config.inputChannels(of: index))
+    histories = .allocate(capacity: layerCount + 1)
+    for (index, layer) in convolutions.enumerated() {
+      (histories + index).initialize(
+        to: History(
+          kept: layer.reach, room: room, channels: config.inputChannels(of: index),
+          streams: streams))
     }
-    histories.append(
-      History(kept: config.pooledFrames, room: room, channels: config.pooledChannels))
-    self.histories = histories
+    (histories + layerCount).initialize(
+      to: History(
+        kept: config.pooledFrames, room: room, channels: config.pooledChannels, streams: streams
+      ))
     let panel = packed?.first?.panelWidth ?? 1
-    partialWidth = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }
-    partial = config.convolutions.enumerated().map { index, layer in
-      let count = layer.kernel * layer.dilation * ((layer.channels + panel - 1) / panel * panel)
-      let ring = UnsafeMutablePointer<Float>.allocate(capacity: count)
-      ring.initialize(repeating: 0, count: count)
-      return ring
+    layers = .allocate(capacity: layerCount)
+    for (index, layer) in convolutions.enumerated() {
+      let width = (layer.channels + panel - 1) / panel * panel
+      let ringStride = layer.kernel * layer.dilation * width
+      let rings = UnsafeMutablePointer<Float>.allocate(capacity: streams * ringStride)
+      rings.initialize(repeating: 0, count: streams * ringStride)
+      (layers + index).initialize(
+        to: Layer(
+          kernel: layer.kernel, dilation: layer.dilation, reach: layer.reach,
+          outputChannels: layer.channels, width: width, partial: rings, ringStride: ringStride,
+          bias: classifier.convolutionBias(index), weight: classifier.convolutionWeight(index),
+          received: 0))
     }
-    let widest = config.convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
-    let deepest = config.convolutions.map { max($0.dilation, $0.reach) }.max()!
-    products = .allocate(capacity: deepest * widest)
-    products.initialize(repeating: 0, count: deepest * widest)
+    tapSlots = convolutions.map(\.kernel).max()!
+    if let packed, let packedTaps {
+      packedViews = .allocate(capacity: layerCount)
+      tapViews = .allocate(capacity: layerCount * tapSlots)
+      for index in 0..<layerCount {
+        (packedViews! + index).initialize(to: packed[index].view)
+        for (tap, weights) in packedTaps[index].enumerated() {
+          (tapViews! + index * tapSlots + tap).initialize(to: weights.view)
+        }
+      }
+    } else {
+      packedViews = nil
+      tapViews = nil
+    }
+    let widest = convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
+    let deepest = convolutions.map { max($0.dilation, $0.reach) }.max()!
+    productStride = deepest * widest
+    products = .allocate(capacity: streams * productStride)
+    products.initialize(repeating: 0, count: streams * productStride)
     zeros = .allocate(capacity: widest)
     zeros.initialize(repeating: 0, count: widest)
-    received = Array(repeating: 0, count: config.convolutions.count)
-    average = .allocate(capacity: config.pooledChannels)
-    average.initialize(repeating: 0, count: config.pooledChannels)
-    pooledSum = .allocate(capacity: config.pooledChannels)
-    pooledSum.initialize(repeating: 0, count: config.pooledChannels)
+    average = .allocate(capacity: streams * config.pooledChannels)
+    average.initialize(repeating: 0, count: streams * config.pooledChannels)
+    pooledSum = .allocate(capacity: streams * config.pooledChannels)
+    pooledSum.initialize(repeating: 0, count: streams * config.pooledChannels)
     reset()
   }
 
   deinit {
-    for ring in partial { ring.deallocate() }
+    for index in 0...layerCount { histories[index].buffer.deallocate() }
+    histories.deallocate()
+    for index in 0..<layerCount { layers[index].partial.deallocate() }
+    layers.deallocate()
+    packedViews?.deallocate()
+    tapViews?.deallocate()
     products.deallocate()
     zeros.deallocate()
     average.deallocate()
     pooledSum.deallocate()
   }
 
-  /// Back to the start of a stream: as if T frames of nobody had been seen.
+  /// Back to the start of a stream (of every stream): as if T frames of nobody had been seen.
   public func reset() {
     framesSeen = 0
     pendingFrames = 0
     histories[0].reset(to: nil)
-    for index in 1..<histories.count {
+    for index in 1...layerCount {
       histories[index].reset(to: classifier.restingColumns[index - 1])
     }
-    for index in received.indices { received[index] = histories[index].kept }
+    for index in 0..<layerCount { layers[index].received = histories[index].kept }
     partialValid = false
     stepsSinceSum = .max
   }
 
-  /// Takes one frame's F features (all zeros for nobody). Allocates nothing.
+  /// Takes one frame's F features for each stream, (B, F) (all zeros for nobody). Allocates
+  /// nothing.
   public func push(_ features: UnsafeBufferPointer<Float>) {
-    let input = histories[0]
+    let channels = histories[0].channels
     precondition(
-      features.count == input.channels,
-      "frame has \(features.count) features, the model takes F = \(input.channels)")
-    input.makeRoom(for: 1, keeping: input.kept + pendingFrames)
-    (input.buffer + input.filled * input.channels).update(
-      from: features.baseAddress!, count: input.channels)
-    input.filled += 1
-    received[0] += 1
+      features.count == streams * channels,
+      "frame has \(features.count) features; the model takes F = \(channels) for each of "
+        + "\(streams) stream\(streams == 1 ? "" : "s")")
+    histories[0].makeRoom(for: 1, keeping: histories[0].kept + pendingFrames)
+    let input = histories[0]
+    for stream in 0..<streams {
+      (input.end + stream * input.stride).update(
+        from: features.baseAddress! + stream * channels, count: channels)
+    }
+    histories[0].filled += 1
+    layers[0].received += 1
     pendingFrames += 1
     framesSeen += 1
     if pendingFrames == pendingLimit { catchUp() }
   }
 
-  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM,
-  /// or for a single frame with weights packed tap by tap, `step`.
+  /// Runs the pending frames through every layer: M new columns per layer in one shifted GEMM
+  /// over every stream, or for a single frame with weights packed tap by tap, `step`.
   private func catchUp() {
     let pending = pendingFrames
     guard pending > 0 else { return }
-    if pending == 1, packedTaps != nil {
+    if pending == 1, tapViews != nil {
       step()
       pendingFrames = 0
       return
     }
     partialValid = false
     stepsSinceSum = .max
-    let config = classifier.config
-    for (index, layer) in config.convolutions.enumerated() {
+    for index in 0..<layerCount {
+      let layer = layers[index]
       let input = histories[index]
-      let output = histories[index + 1]
       let span = pending + layer.reach
-      output.makeRoom(for: pending, keeping: output.kept)
-      let target = output.buffer + output.filled * output.channels
-      if let packed {
+      histories[index + 1].makeRoom(for: pending, keeping: histories[index + 1].kept)
+      let output = histories[index + 1]
+      let first = input.buffer + (input.filled - span) * input.channels
+      if let packedViews {
         PackedGEMM.convolve(
-          rows: pending, input: input.buffer + (input.filled - span) * input.channels,
-          inputRowStride: input.channels, tapStride: layer.dilation * input.channels,
-          weights: packed[index], relu: true, into: target, outputRowStride: output.channels)
+          windows: streams, rows: pending, input: first, inputRowStride: input.channels,
+          tapStride: layer.dilation * input.channels, inputWindowStride: input.stride,
+          weights: packedViews[index], relu: true, into: output.end,
+          outputRowStride: output.channels, outputWindowStride: output.stride)
       } else {
-        TemporalConvolution.forwardShifted(
-          input: SequenceBatch(
-            base: input.buffer + (input.filled - span) * input.channels, batch: 1, frames: span,
-            channels: input.channels, windowStride: span),
-          weight: classifier.convolutionWeight(index), bias: classifier.convolutionBias(index),
-          kernel: layer.kernel, dilation: layer.dilation,
-          output: SequenceBatch(
-            base: target, batch: 1, frames: pending, channels: output.channels,
-            windowStride: span))
+        for stream in 0..<streams {
+          TemporalConvolution.forwardShifted(
+            input: SequenceBatch(
+              base: first + stream * input.stride, batch: 1, frames: span,
+              channels: input.channels, windowStride: span),
+            weight: layer.weight, bias: layer.bias, kernel: layer.kernel,
+            dilation: layer.dilation,
+            output: SequenceBatch(
+              base: output.end + stream * output.stride, batch: 1, frames: pending,
+              channels: output.channels, windowStride: span))
+        }
       }
-      output.filled += pending
-      if index + 1 < received.count { received[index + 1] += pending }
+      histories[index + 1].filled += pending
+      if index + 1 < layerCount { layers[index + 1].received += pending }
     }
     pendingFrames = 0
   }
@@ -236,30 +341,33 @@ public final class StreamState {
   /// output's bias and older taps; each d-th column, the older taps' products for the last d
   /// columns into the sums of the outputs that will need them.
   private func step() {
-    let config = classifier.config
-    let taps = packedTaps!
-    for (index, layer) in config.convolutions.enumerated() {
+    let taps = tapViews!
+    for index in 0..<layerCount {
+      let layer = layers[index]
       let input = histories[index]
-      let output = histories[index + 1]
-      let (k, d, cin) = (layer.kernel, layer.dilation, input.channels)
-      let ring = k * d
-      let width = partialWidth[index]
-      let newest = received[index] - 1  // the column this step adds
+      let ring = layer.kernel * layer.dilation
+      let newest = layer.received - 1  // the column this step adds
       if !partialValid { rebuild(layer: index, newest: newest) }
-      let slot = partial[index] + newest % ring * width
-      output.makeRoom(for: 1, keeping: output.kept)
+      let slot = layer.partial + newest % ring * layer.width
+      histories[index + 1].makeRoom(for: 1, keeping: histories[index + 1].kept)
+      let output = histories[index + 1]
+      // The streams' newest columns are the rows of one GEMM (a history's streams are a
+      // stride apart), so each weight loaded serves every stream from a register.
       PackedGEMM.convolve(
-        rows: 1, input: input.column(age: 0), inputRowStride: cin, tapStride: 0,
-        weights: taps[index][k - 1], bias: slot, relu: true,
-        into: output.buffer + output.filled * output.channels, outputRowStride: output.channels)
-      output.filled += 1
-      if index + 1 < received.count { received[index + 1] += 1 }
-      slot.update(from: classifier.convolutionBias(index), count: layer.channels)
-      if index + 1 == config.convolutions.count { slide(output) }
+        rows: streams, input: input.column(age: 0), inputRowStride: input.stride, tapStride: 0,
+        weights: taps[index * tapSlots + layer.kernel - 1], bias: slot,
+        biasRowStride: layer.ringStride, relu: true, into: output.end,
+        outputRowStride: output.stride)
+      histories[index + 1].filled += 1
+      if index + 1 < layerCount { layers[index + 1].received += 1 }
+      for stream in 0..<streams {
+        (slot + stream * layer.ringStride).update(from: layer.bias, count: layer.outputChannels)
+      }
+      if index + 1 == layerCount { slide(histories[index + 1]) }
       // Tap j's products are due (k − 1 − j)·d columns later: made in batches that long, each
       // when its last column comes.
-      for tap in 0..<(k - 1) {
-        let lag = (k - 1 - tap) * d
+      for tap in 0..<(layer.kernel - 1) {
+        let lag = (layer.kernel - 1 - tap) * layer.dilation
         guard (newest + 1) % lag == 0 else { continue }
         deferred(layer: index, tap: tap, first: newest - lag + 1, count: lag, newest: newest)
       }
@@ -267,17 +375,18 @@ public final class StreamState {
     partialValid = true
   }
 
-  /// The pooled sum after the last layer's step: plus its new column, minus the one that left.
+  /// The pooled sums after the last layer's step: plus the new column, minus the one that left.
   private func slide(_ pooled: History) {
     guard stepsSinceSum < Self.resumEvery else {
       stepsSinceSum = .max
       return
     }
     stepsSinceSum += 1
-    let entering = pooled.column(age: 0)
-    let leaving = pooled.column(age: pooled.kept)
-    for channel in 0..<pooled.channels {
-      pooledSum[channel] += entering[channel] - leaving[channel]
+    for stream in 0..<streams {
+      let entering = pooled.column(age: 0) + stream * pooled.stride
+      let leaving = pooled.column(age: pooled.kept) + stream * pooled.stride
+      let sum = pooledSum + stream * pooled.channels
+      for channel in 0..<pooled.channels { sum[channel] += entering[channel] - leaving[channel] }
     }
   }
 
@@ -285,19 +394,22 @@ public final class StreamState {
   /// `newest`) into the running sums of the outputs they feed, (k − 1 − tap)·d columns later.
   private func deferred(layer index: Int, tap: Int, first: Int, count: Int, newest: Int) {
     guard count > 0 else { return }
-    let layer = classifier.config.convolutions[index]
+    let layer = layers[index]
     let input = histories[index]
-    let width = partialWidth[index]
+    let width = layer.width
     let ring = layer.kernel * layer.dilation
     let lag = (layer.kernel - 1 - tap) * layer.dilation
     PackedGEMM.convolve(
-      rows: count, input: input.column(age: newest - first), inputRowStride: input.channels,
-      tapStride: 0, weights: packedTaps![index][tap], bias: zeros, relu: false, into: products,
-      outputRowStride: width)
-    for row in 0..<count {
-      let sum = partial[index] + (first + row + lag) % ring * width
-      let product = products + row * width
-      for channel in 0..<layer.channels { sum[channel] += product[channel] }
+      windows: streams, rows: count, input: input.column(age: newest - first),
+      inputRowStride: input.channels, tapStride: 0, inputWindowStride: input.stride,
+      weights: tapViews![index * tapSlots + tap], bias: zeros, relu: false, into: products,
+      outputRowStride: width, outputWindowStride: productStride)
+    for stream in 0..<streams {
+      for row in 0..<count {
+        let sum = layer.partial + stream * layer.ringStride + (first + row + lag) % ring * width
+        let product = products + stream * productStride + row * width
+        for channel in 0..<layer.outputChannels { sum[channel] += product[channel] }
+      }
     }
   }
 
@@ -305,12 +417,13 @@ public final class StreamState {
   /// added: the bias for every output still to come, plus the older taps' products of the
   /// columns of every whole batch of d before `newest`.
   private func rebuild(layer index: Int, newest: Int) {
-    let layer = classifier.config.convolutions[index]
+    let layer = layers[index]
     let (k, d) = (layer.kernel, layer.dilation)
-    let width = partialWidth[index]
-    for row in 0..<(k * d) {
-      (partial[index] + row * width).update(
-        from: classifier.convolutionBias(index), count: layer.channels)
+    for stream in 0..<streams {
+      for row in 0..<(k * d) {
+        (layer.partial + stream * layer.ringStride + row * layer.width).update(
+          from: layer.bias, count: layer.outputChannels)
+      }
     }
     for tap in 0..<(k - 1) {
       let lag = (k - 1 - tap) * d
@@ -320,35 +433,40 @@ public final class StreamState {
     }
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats), after
+  /// The probabilities over the model's labels for each stream's last T frames, (B, K), after
   /// catching up on pending frames. Allocates nothing.
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    let config = classifier.config
-    precondition(output.count == config.classes, "probabilities need K = \(config.classes) floats")
+    precondition(
+      output.count == streams * classes,
+      "probabilities need B·K = \(streams * classes) floats (K = \(classes))")
     catchUp()
-    let pooled = histories[histories.count - 1]
+    let pooled = histories[layerCount]
     if stepsSinceSum > Self.resumEvery {
-      let columns = SequenceBatch(
-        base: pooled.column(age: pooled.kept - 1), batch: 1, frames: pooled.kept,
-        channels: pooled.channels, windowStride: pooled.kept)
-      Head.averagePool(columns, into: pooledSum)
-      for channel in 0..<pooled.channels { pooledSum[channel] *= Float(pooled.kept) }
+      for stream in 0..<streams {
+        let sum = pooledSum + stream * pooled.channels
+        let columns = SequenceBatch(
+          base: pooled.column(age: pooled.kept - 1) + stream * pooled.stride, batch: 1,
+          frames: pooled.kept, channels: pooled.channels, windowStride: pooled.kept)
+        Head.averagePool(columns, into: sum)
+        for channel in 0..<pooled.channels { sum[channel] *= Float(pooled.kept) }
+      }
       stepsSinceSum = 0
     }
     let scale = 1 / Float(pooled.kept)
-    for channel in 0..<pooled.channels { average[channel] = pooledSum[channel] * scale }
+    for index in 0..<(streams * pooled.channels) { average[index] = pooledSum[index] * scale }
     Head.linear(
-      pooled: UnsafePointer(average), batch: 1, channels: config.pooledChannels,
-      weight: classifier.linearWeight, bias: classifier.linearBias, classes: config.classes,
+      pooled: UnsafePointer(average), batch: streams, channels: pooledChannels,
+      weight: classifier.linearWeight, bias: classifier.linearBias, classes: classes,
       logits: output.baseAddress!)
-    Head.softmax(output.baseAddress!, batch: 1, classes: config.classes)
+    Head.softmax(output.baseAddress!, batch: streams, classes: classes)
   }
 }
 
 extension StreamState {
-  /// The probabilities as a new array. Allocates: for tools and tests, not the live path.
+  /// The probabilities as a new array, (B, K). Allocates: for tools and tests, not the live
+  /// path.
   public func probabilities() -> [Float] {
-    var output = [Float](repeating: 0, count: classifier.config.classes)
+    var output = [Float](repeating: 0, count: streams * classifier.config.classes)
     output.withUnsafeMutableBufferPointer { probabilities(into: $0) }
     return output
   }

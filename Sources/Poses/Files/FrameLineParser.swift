@@ -23,13 +23,14 @@ struct FrameLineParser {
   let jointNames: [String]
 
   /// The parsed frame: its time, if the line had one, and how many people it holds. People's
-  /// joints are in `joints` as (x, y, c) triples, J per person.
+  /// joints are in `joints` as (x, y, c) triples, J per person (`JointValues`).
   struct Result {
     var t: Double?
     var people: Int
   }
 
-  func parse(_ line: UnsafeBufferPointer<UInt8>, joints: inout [Float]) throws(FrameLineError)
+  func parse(_ line: UnsafeBufferPointer<UInt8>, joints: inout JointValues)
+    throws(FrameLineError)
     -> Result
   {
     var scanner = ByteScanner(bytes: line)
@@ -62,13 +63,13 @@ struct FrameLineParser {
         } else if key == .pose {
           sawPose = true
           if !scanner.consume(literal: "null") {
-            joints.removeAll(keepingCapacity: true)
+            joints.removeAll()
             try person(&scanner, index: nil, into: &joints)
             result.people = 1
           }
         } else if key == .people {
           sawPeople = true
-          joints.removeAll(keepingCapacity: true)
+          joints.removeAll()
           result.people = try people(&scanner, into: &joints)
         } else {
           try scanner.skipValue(depth: 0)
@@ -96,7 +97,7 @@ struct FrameLineParser {
     return result
   }
 
-  private func people(_ scanner: inout ByteScanner, into joints: inout [Float])
+  private func people(_ scanner: inout ByteScanner, into joints: inout JointValues)
     throws(FrameLineError)
     -> Int
   {
@@ -123,7 +124,9 @@ struct FrameLineParser {
   }
 
   /// One person: an array of exactly J joints, appended to `joints` as J (x, y, c) triples.
-  private func person(_ scanner: inout ByteScanner, index: Int?, into joints: inout [Float])
+  private func person(
+    _ scanner: inout ByteScanner, index: Int?, into joints: inout JointValues
+  )
     throws(FrameLineError)
   {
     let jointCount = jointNames.count
@@ -158,28 +161,30 @@ struct FrameLineParser {
     }
   }
 
-  private func joint(_ scanner: inout ByteScanner, index: Int, into joints: inout [Float])
+  private func joint(_ scanner: inout ByteScanner, index: Int, into joints: inout JointValues)
     throws(FrameLineError)
   {
     if scanner.consume(literal: "null") {
-      joints.append(0)
-      joints.append(0)
-      joints.append(0)
+      joints.append(0, 0, 0)
       return
     }
-    var name: String { "joint \(index) (\(jointNames[index]))" }
-    try scanner.expect(UInt8(ascii: "["), "\(name) to be null, [x, y] or [x, y, c]")
+    func name() -> String { "joint \(index) (\(jointNames[index]))" }
+    try scanner.expect(UInt8(ascii: "["), "\(name()) to be null, [x, y] or [x, y, c]")
     var values: (Double, Double, Double) = (0, 0, 1)
     var count = 0
     scanner.skipSpace()
     while true {
       scanner.skipSpace()
       let column = scanner.position + 1
-      var what: String { (count < 3 ? ["x", "y", "confidence"][count] : "value") + " of \(name)" }
-      let value = try scanner.number(named: what)
+      // A function of the count, not a closure over it: a captured variable is checked for
+      // exclusive access on every number.
+      func what(_ count: Int) -> String {
+        (count < 3 ? ["x", "y", "confidence"][count] : "value") + " of \(name())"
+      }
+      let value = try scanner.number(named: what(count))
       guard value.isFinite else {
         throw FrameLineError(
-          column: column, message: "\(what) is \(value); coordinates must be finite numbers")
+          column: column, message: "\(what(count)) is \(value); coordinates must be finite numbers")
       }
       switch count {
       case 0: values.0 = value
@@ -187,7 +192,7 @@ struct FrameLineParser {
       case 2:
         guard value >= 0 else {
           throw FrameLineError(
-            column: column, message: "\(what) is \(value); confidence must be 0 or more")
+            column: column, message: "\(what(count)) is \(value); confidence must be 0 or more")
         }
         values.2 = value
       default: break
@@ -198,18 +203,58 @@ struct FrameLineParser {
         scanner.position += 1
         continue
       }
-      try scanner.expect(UInt8(ascii: "]"), "',' or ']' in \(name)")
+      try scanner.expect(UInt8(ascii: "]"), "',' or ']' in \(name())")
       break
     }
     guard count == 2 || count == 3 else {
       throw FrameLineError(
         column: scanner.position,
-        message: "\(name) has \(count) numbers; expected [x, y] or [x, y, c]")
+        message: "\(name()) has \(count) numbers; expected [x, y] or [x, y, c]")
     }
-    joints.append(Float(values.0))
-    joints.append(Float(values.1))
-    joints.append(Float(values.2))
+    joints.append(Float(values.0), Float(values.1), Float(values.2))
   }
+}
+
+/// The joints of a parsed line, (x, y, c) triples, J per person, in one buffer that is reused
+/// from line to line and grows only for a line with more people than any before it: a value
+/// is written with one bounds test, not an array append's uniqueness and capacity checks.
+///
+/// Owned by one decoder (`PoseLineDecoder`), which releases the buffer with `deallocate()`.
+struct JointValues {
+  private(set) var base: UnsafeMutablePointer<Float>
+  private(set) var capacity: Int
+  /// Floats written since `removeAll()`.
+  private(set) var count = 0
+
+  init(capacity: Int) {
+    self.capacity = max(capacity, 3)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  mutating func removeAll() { count = 0 }
+
+  /// Appends one joint.
+  @inline(__always)
+  mutating func append(_ x: Float, _ y: Float, _ c: Float) {
+    if count + 3 > capacity { grow() }
+    base[count] = x
+    base[count + 1] = y
+    base[count + 2] = c
+    count += 3
+  }
+
+  private mutating func grow() {
+    let larger = UnsafeMutablePointer<Float>.allocate(capacity: capacity * 2)
+    larger.update(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity *= 2
+  }
+
+  /// The values written, valid until the next append.
+  var values: UnsafeBufferPointer<Float> { UnsafeBufferPointer(start: base, count: count) }
+
+  func deallocate() { base.deallocate() }
 }
 
 /// The keys a frame line knows.
@@ -219,6 +264,9 @@ enum FrameKey { case t, pose, people, other }
 struct ByteScanner {
   let bytes: UnsafeBufferPointer<UInt8>
   var position = 0
+  /// `powersOfTen`, held: a global's lazy initialiser is checked on each access, a stored
+  /// property once per line.
+  private let powers = ByteScanner.powersOfTen
 
   init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -407,8 +455,8 @@ struct ByteScanner {
     if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
       let value =
         exponent < 0
-        ? Double(mantissa) / Self.powersOfTen[-exponent]
-        : Double(mantissa) * Self.powersOfTen[exponent]
+        ? Double(mantissa) / powers[-exponent]
+        : Double(mantissa) * powers[exponent]
       return negative ? -value : value
     }
     return slowNumber(from: start)

@@ -4,18 +4,26 @@
 /// Keeps the stream's clock (frames without `t`, `t` never decreasing) and reuses its buffers,
 /// so decoding a good line allocates nothing.
 public struct PoseLineDecoder {
+  /// Owns the joints' buffer, which the decoder's copies share (a decoder is a value; the
+  /// buffer goes when the last copy does).
+  private final class Storage {
+    var joints: JointValues
+    init(capacity: Int) { joints = JointValues(capacity: capacity) }
+    deinit { joints.deallocate() }
+  }
+
   public let header: PoseFileHeader
   public let name: String
   private let parser: FrameLineParser
   private var clock: FrameClock
-  private var joints: [Float] = []
+  private let storage: Storage
 
   public init(header: PoseFileHeader, name: String) {
     self.header = header
     self.name = name
     parser = FrameLineParser(jointNames: header.layout.jointNames)
     clock = FrameClock(fps: header.fps)
-    joints.reserveCapacity(header.layout.jointCount * 3 * 4)
+    storage = Storage(capacity: header.layout.jointCount * 3 * 4)
   }
 
   /// Decodes one frame line into `frame`: `.frame`, or `.skipped` with what was wrong.
@@ -24,7 +32,7 @@ public struct PoseLineDecoder {
   ) -> PoseReadResult {
     let parsed: FrameLineParser.Result
     do {
-      parsed = try parser.parse(text, joints: &joints)
+      parsed = try parser.parse(text, joints: &storage.joints)
     } catch {
       _ = clock.time(stated: nil)
       return .skipped(
@@ -34,11 +42,10 @@ public struct PoseLineDecoder {
       return .skipped(error)
     }
     let stride = header.layout.jointCount * 3
-    joints.withUnsafeBufferPointer { buffer in
-      for person in 0..<parsed.people {
-        let raw = UnsafeBufferPointer(rebasing: buffer[person * stride..<(person + 1) * stride])
-        frame.people.append(header.layout.canonicalPose(from: raw, space: header.space))
-      }
+    let buffer = storage.joints.values
+    for person in 0..<parsed.people {
+      let raw = UnsafeBufferPointer(rebasing: buffer[person * stride..<(person + 1) * stride])
+      frame.people.append(header.layout.canonicalPose(from: raw, space: header.space))
     }
     return .frame
   }

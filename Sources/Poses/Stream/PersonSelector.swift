@@ -23,15 +23,16 @@ public struct PersonSelector: Sendable {
   /// Takes an array, not any collection: an unspecialised generic would box each 216-byte
   /// pose on the heap, once per frame.
   public mutating func select(_ people: [Pose]) -> Pose {
-    var best: (pose: Pose, box: Box)? = nil
-    var match: (pose: Pose, box: Box, overlap: Float)? = nil
-    for person in people {
-      guard let box = Box(person, threshold: confidenceThreshold) else { continue }
-      if best == nil || box.area > best!.box.area { best = (person, box) }
+    // People by index, not by value: a pose is 216 bytes, and only the one returned is copied.
+    var best: (index: Int, box: Box)? = nil
+    var match: (index: Int, box: Box, overlap: Float)? = nil
+    for index in people.indices {
+      guard let box = Box(people[index], threshold: confidenceThreshold) else { continue }
+      if best == nil || box.area > best!.box.area { best = (index, box) }
       if let followed {
         let overlap = box.overlap(with: followed)
         if overlap > 0.3, match == nil || overlap > match!.overlap {
-          match = (person, box, overlap)
+          match = (index, box, overlap)
         }
       }
     }
@@ -40,12 +41,12 @@ public struct PersonSelector: Sendable {
       framesLost = 0
       if let best, best.box.area >= takeoverRatio * match.box.area {
         framesChallenged += 1
-        if framesChallenged >= takeoverAfter { return follow(best.pose, best.box) }
+        if framesChallenged >= takeoverAfter { return follow(people[best.index], best.box) }
       } else {
         framesChallenged = 0
       }
       followed = match.box
-      return match.pose
+      return people[match.index]
     }
     if followed != nil {
       framesLost += 1
@@ -55,7 +56,7 @@ public struct PersonSelector: Sendable {
       followed = nil
       return .nobody
     }
-    return follow(best.pose, best.box)
+    return follow(people[best.index], best.box)
   }
 
   private mutating func follow(_ pose: Pose, _ box: Box) -> Pose {

@@ -27,6 +27,9 @@ public final class RepCounter {
   private var lastSeen: Double?
   private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
   private var interrupted = false
+  /// The definition's `min_confidence`, kept: `definition` is the engine's, a copy of the
+  /// whole definition each time it is read.
+  private let minConfidence: Float
 
   /// The stream's frames were each normalised to their own box (`FrameBoxCorrector`): the
   /// picture's scale changes from frame to frame and where the person is in it is lost. Then the
@@ -47,6 +50,7 @@ public final class RepCounter {
     engine = ExerciseCatalogue.makeEngine(definition)
     anchors = definition.anchors.map(AnchorTracker.init)
     visibility = VisibilityWatch(definition)
+    minConfidence = Float(definition.minConfidence)
     angles = definition.rangeJoint.map {
       JointAngleTrail(joint: $0, minConfidence: Float(definition.minConfidence))
     }
@@ -73,7 +77,7 @@ public final class RepCounter {
       moving += 0.2 * ((travelling(span: Float(t - oldest.t), size: bodySize) ? 1 : 0) - moving)
     }
     if anchors?.moved(
-      pose, bodySize: bodySize, minConfidence: Float(definition.minConfidence), afterGap: afterGap)
+      pose, bodySize: bodySize, minConfidence: minConfidence, afterGap: afterGap)
       == true
     {
       // The hands or feet moved: getting into position, not a rep.

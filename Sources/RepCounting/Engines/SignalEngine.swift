@@ -93,10 +93,8 @@ final class SignalEngine: RepEngine {
     (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
   >(
     capacity: 6, repeating: (0, 0, 0, nil, false))
-  private var scratch: [Double] = []
   /// The last raw values, for the median of `median_frames`.
   private var rawValues: FixedRing<Double>
-  private var rawSorted: [Double] = []
   /// How unsteady the detector makes the signal, as the deviation of its frame-to-frame noise:
   /// from the fourth difference of the last five reads, x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, whose
   /// median size over the last 45 frames is 0.6745·√70 ≈ 5.64 times the deviation of white
@@ -168,9 +166,7 @@ final class SignalEngine: RepEngine {
     maxRepSeconds = definition.maxRepSeconds ?? 8
     partial = definition.partial
     strict = definition.strict ?? false
-    scratch.reserveCapacity(8)
     rawValues = FixedRing(capacity: counting.medianLength, repeating: 0)
-    rawSorted.reserveCapacity(rawValues.capacity)
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
@@ -237,7 +233,7 @@ final class SignalEngine: RepEngine {
   /// Whether a set is under way: the last rep ended within two of the recent reps' median
   /// durations (a pause longer than that, and the next rep must prove itself again).
   private func inSet(at t: Double) -> Bool {
-    guard let duration = median(at: t, side: nil, fullOnly: false, of: \.duration) else {
+    guard let duration = median(at: t, side: nil, fullOnly: false, of: .duration) else {
       return false
     }
     return t - lastRepEnd <= 2 * max(duration, 0.5)
@@ -247,36 +243,46 @@ final class SignalEngine: RepEngine {
   /// leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a little
   /// less looks half as high, and it is held to its own reps, not the other leg's.
   private func typicalRange(at t: Double, fullOnly: Bool) -> Double? {
-    let all = median(at: t, side: nil, fullOnly: fullOnly, of: \.range)
-    guard let left = median(at: t, side: .left, fullOnly: fullOnly, of: \.range),
-      let right = median(at: t, side: .right, fullOnly: fullOnly, of: \.range)
+    let all = median(at: t, side: nil, fullOnly: fullOnly, of: .range)
+    guard let left = median(at: t, side: .left, fullOnly: fullOnly, of: .range),
+      let right = median(at: t, side: .right, fullOnly: fullOnly, of: .range)
     else { return all }
     return min(left, right)
   }
 
+  /// A measure of a counted rep, for `median(at:side:fullOnly:of:)`.
+  private enum RepMeasure { case range, duration }
+
   /// The median of a measure of the reps in the last `learn_seconds` (led by `side`, if given;
-  /// full ones only, if asked).
+  /// full ones only, if asked). Runs several times a frame: sorts on the stack, with no array
+  /// or key path in the loop.
   private func median(
-    at t: Double, side: SideChoice?, fullOnly: Bool,
-    of measure: KeyPath<
-      (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool), Double
-    >
+    at t: Double, side: SideChoice?, fullOnly: Bool, of measure: RepMeasure
   ) -> Double? {
-    scratch.removeAll(keepingCapacity: true)
-    for entry in recentReps where t - entry.time <= learnSeconds {
-      if let side, entry.side != side { continue }
-      if fullOnly && !entry.full { continue }
-      // Insertion into a sorted list of at most six: no allocation, no sort buffer.
-      let value = entry[keyPath: measure]
-      var slot = scratch.count
-      scratch.append(value)
-      while slot > 0, scratch[slot - 1] > value {
-        scratch[slot] = scratch[slot - 1]
-        slot -= 1
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: recentReps.capacity) { sorted in
+      var count = 0
+      for entry in recentReps where t - entry.time <= learnSeconds {
+        if let side, entry.side != side { continue }
+        if fullOnly && !entry.full { continue }
+        count = Self.insert(measure == .range ? entry.range : entry.duration, into: sorted, count)
       }
-      scratch[slot] = value
+      return count == 0 ? nil : sorted[count / 2]
     }
-    return scratch.isEmpty ? nil : scratch[scratch.count / 2]
+  }
+
+  /// Inserts `value` into the first `count` values of `sorted` (ascending); returns the new
+  /// count.
+  @inline(__always)
+  private static func insert(
+    _ value: Double, into sorted: UnsafeMutableBufferPointer<Double>, _ count: Int
+  ) -> Int {
+    var slot = count
+    while slot > 0, sorted[slot - 1] > value {
+      sorted[slot] = sorted[slot - 1]
+      slot -= 1
+    }
+    sorted[slot] = value
+    return count + 1
   }
 
   /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`. A
@@ -293,17 +299,12 @@ final class SignalEngine: RepEngine {
   /// The median of the last `median_frames` raw values (fewer at the start or after a gap).
   private func medianOfRecent(_ value: Double) -> Double {
     rawValues.append(value)
-    rawSorted.removeAll(keepingCapacity: true)
-    for held in rawValues {
-      var slot = rawSorted.count
-      rawSorted.append(held)
-      while slot > 0, rawSorted[slot - 1] > held {
-        rawSorted[slot] = rawSorted[slot - 1]
-        slot -= 1
-      }
-      rawSorted[slot] = held
+    return withUnsafeTemporaryAllocation(of: Double.self, capacity: rawValues.capacity) {
+      sorted in
+      var count = 0
+      for held in rawValues { count = Self.insert(held, into: sorted, count) }
+      return sorted[count / 2]
     }
-    return rawSorted[rawSorted.count / 2]
   }
 
   // MARK: frames

@@ -10,12 +10,15 @@ import Foundation
 /// nearest integers are told apart by comparing the value with their midpoint exactly (the
 /// product's rounding error recovered with a fused multiply-add), never by a rounded product.
 /// Values whose scaled form is not exact in this way (beyond about 1e25 or below 1e-19, and
-/// times past 1e12 s) take `String(format:)`.
+/// times past 1e12 s) are written by the C library's `vsnprintf` into a stack buffer. Such
+/// values are common, not rare: a confident network gives the other labels probabilities
+/// like 1e-30, so they skip Foundation's `String(format:)`, which cost a prediction event
+/// more than all its other numbers together.
 enum DecimalText {
   /// `%.3f`: `1.500`, `-0.000`, `12.062`.
   static func appendFixed3(_ value: Double, to bytes: inout [UInt8]) {
     guard value.isFinite, value.magnitude < 1e12 else {
-      bytes.append(contentsOf: String(format: "%.3f", value).utf8)
+      appendPrintf("%.3f", value, to: &bytes)
       return
     }
     if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
@@ -30,7 +33,7 @@ enum DecimalText {
   static func appendGeneral4(_ value: Double, to bytes: inout [UInt8]) {
     let magnitude = value.magnitude
     guard value.isFinite, magnitude != 0, magnitude >= 1e-19, magnitude < 1e25 else {
-      bytes.append(contentsOf: String(format: "%.4g", value).utf8)
+      appendPrintf("%.4g", value, to: &bytes)
       return
     }
     if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
@@ -75,6 +78,29 @@ enum DecimalText {
       bytes.append(UInt8(ascii: "e"))
       bytes.append(exponent < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
       appendDigits(exponent.magnitude, count: exponent.magnitude < 100 ? 2 : 3, to: &bytes)
+    }
+  }
+
+  /// `value` as C's `printf` writes it with `format` (one double conversion), through a stack
+  /// buffer: 64 bytes hold any `%.3f` below 1e40 and any `%.4g`; a longer result (a huge
+  /// `%.3f`) is written from a heap copy.
+  private static func appendPrintf(
+    _ format: StaticString, _ value: Double, to bytes: inout [UInt8]
+  ) {
+    let written = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+      let count = withVaList([value]) {
+        vsnprintf(
+          buffer.baseAddress!, 64,
+          UnsafeRawPointer(format.utf8Start).assumingMemoryBound(to: CChar.self), $0)
+      }
+      guard count >= 0, count < 64 else { return false }
+      buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: Int(count)) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: Int(count)))
+      }
+      return true
+    }
+    if !written {
+      bytes.append(contentsOf: String(format: "\(format)", value).utf8)
     }
   }
 
