@@ -1,6 +1,7 @@
 import Foundation
 import MotionSynth
 import Poses
+import Randomness
 import TestSupport
 import Testing
 
@@ -899,5 +900,43 @@ func recording(
     #expect(cut.count == 5)
     let refusal = try #require(cut.rejections.last)
     #expect(refusal.reason == .interrupted && refusal.detail == "end", "\(cut.rejections)")
+  }
+}
+
+/// The jitter the signal engine measures for its noise floor (`SignalEngine.noiseDeviation`).
+@Suite struct NoiseEstimateTests {
+  /// A squat's signal (hip height above the ankles, in body sizes) drawn by hand: `hip(i)` is
+  /// the hips' height at frame i.
+  static func deviation(frames: Int, hip: (Int) -> Double) -> Double {
+    let engine = SignalEngine(catalogue.definition(named: "squat")!)
+    for index in 0..<frames {
+      var pose = Pose()
+      let y = Float(2 - hip(index))
+      for joint in [CanonicalJoint.leftAnkle, .rightAnkle] {
+        pose[joint] = Joint(x: 0.5, y: 2, confidence: 1)
+      }
+      for joint in [CanonicalJoint.leftHip, .rightHip] {
+        pose[joint] = Joint(x: 0.5, y: y, confidence: 1)
+      }
+      engine.process(pose, t: Double(index) / 30, bodySize: 1) { _ in }
+    }
+    return engine.noiseDeviation
+  }
+
+  /// White noise of deviation σ on a still person's joints: the reader's medians of three take
+  /// out most of it frame to frame, and the engine measures about 0.3 σ (0.12 to 0.6 σ over 40
+  /// seeded draws of 300 frames: a median of 45 frames is itself unsteady).
+  @Test(arguments: [(0.005, UInt64(5)), (0.02, 6), (0.05, 7)])
+  func whiteNoiseIsMeasuredInProportion(sigma: Double, seed: UInt64) {
+    var random = SeededGenerator(seed: seed)
+    let measured = Self.deviation(frames: 300) { _ in 1 + sigma * random.normal() }
+    #expect(measured / sigma > 0.1 && measured / sigma < 0.65, "\(measured) for \(sigma)")
+  }
+
+  /// Movement is not noise: clean reps of one second, half a body size deep, measure a tenth
+  /// of the smallest noise above (joints shaken by 0.005 body sizes).
+  @Test func smoothRepsAreNotNoise() {
+    let measured = Self.deviation(frames: 300) { 1 - 0.25 * (1 - cos(2 * .pi * Double($0) / 30)) }
+    #expect(measured < 0.0001, "\(measured)")
   }
 }

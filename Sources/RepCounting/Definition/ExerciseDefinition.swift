@@ -134,7 +134,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var returnFraction: Double?
     /// Adaptive: how far back the typical range looks, in seconds.
     public var learnSeconds: Double?
-    /// Adaptive: no rep, and no refusal, moves less than this many deviations of the jitter
+    /// Adaptive: no rep, and no refusal, moves less than this many times the jitter
     /// measured in the signal, capped at `min_range` (default 16; 0: no noise floor).
     public var noiseMultiple: Double?
 

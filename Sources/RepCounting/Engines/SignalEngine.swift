@@ -33,9 +33,9 @@ import Poses
 /// as `interrupted`; but one that the end of the stream finds on its way back up (both of the
 /// last two reads back) counts.
 ///
-/// No rep and no refusal is smaller than the noise floor: `noise_multiple` deviations of the
-/// jitter measured in the signal itself, capped at `min_range`, so a noisier detector's wobble
-/// does not pass for shallow reps within a set.
+/// No rep and no refusal is smaller than the noise floor: `noise_multiple` times the
+/// jitter measured in the signal itself, capped at `min_range`, so less of a noisier
+/// detector's wobble passes for shallow reps within a set.
 ///
 /// Real detectors throw a joint across the picture for a frame or two now and then: the raw
 /// signal goes through a median of its last `median_frames` values (7, under a quarter of a
@@ -95,24 +95,26 @@ final class SignalEngine: RepEngine {
     capacity: 6, repeating: (0, 0, 0, nil, false))
   /// The last raw values, for the median of `median_frames`.
   private var rawValues: FixedRing<Double>
-  /// How unsteady the detector makes the signal, as the deviation of its frame-to-frame noise:
-  /// from the fourth difference of the last five reads, x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, whose
-  /// median size over the last 45 frames is 0.6745·√70 ≈ 5.64 times the deviation of white
-  /// noise, while a movement, smooth over five frames, hardly registers in it (a rep of 20
-  /// frames adds under 1% of its range). The median ignores a single wild frame.
+  /// How unsteady the detector makes the signal: the median size, over the last 45 frames, of
+  /// the reads' fourth difference x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, over 0.6745·√70 ≈ 5.64 (what
+  /// makes it the deviation of white noise). A movement, smooth over five frames, hardly
+  /// registers in it, and the median ignores a wild frame. The reads come through the reader's
+  /// medians of three, which take out most of a detector's frame-to-frame noise: joints shaken
+  /// by white noise of deviation σ measure about 0.3 σ, from 0.12 to 0.6 σ as the 45 frames
+  /// fall (`NoiseEstimateTests`).
   private var jitter = RunningMedian(capacity: 45)
   private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
   /// The noise floor: no rep, and no refusal, is smaller than `noise_multiple` (16 by default)
-  /// deviations of the jitter, but the floor never rises above `min_range`. Real jitter is not
-  /// white: detectors smooth their output and pipelines rescale whole frames, so it wobbles at
-  /// the pace the median and the EMA let through, and the fourth difference sees only part of
-  /// it; 16 was chosen on the Countix tune half with its poses shaken
-  /// (`Sources/RepCounting/README.md`). The cap keeps signals that are small next to their
-  /// noise countable.
+  /// times the measured jitter, but the floor never rises above `min_range`. 16 times about
+  /// 0.3 σ is about 5 σ of the joints' white noise; real jitter is also slower than white
+  /// (detectors smooth their output, pipelines rescale whole frames), and what the medians let
+  /// through of it raises the measure less. 16 was chosen on the Countix tune half with its
+  /// poses shaken (`Sources/RepCounting/README.md`). The cap keeps signals that are small next
+  /// to their noise countable.
   private let noiseMultiple: Double
-  private var noiseFloor: Double {
-    min(noiseMultiple * Double(jitter.median ?? 0) / 5.64, minRange)
-  }
+  private var noiseFloor: Double { min(noiseMultiple * noiseDeviation, minRange) }
+  /// The deviation of the signal's frame-to-frame noise, as measured (0 before five reads).
+  var noiseDeviation: Double { Double(jitter.median ?? 0) / 5.64 }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three) is not one of this set's reps.
   static let tempoFloor = 0.4
