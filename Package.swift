@@ -51,7 +51,7 @@ let package = Package(
       name: "SpotterServer",
       dependencies: [
         .target(name: "CEpoll", condition: .when(platforms: [.linux])), "CPostgres", "CSQLite",
-        "Poses", "RepCounting", "Spotter",
+        "Poses", "Randomness", "RepCounting", "Spotter",
       ]),
     // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
     .target(name: "Speech", dependencies: ["ActionModel", "RepCounting", "Spotter"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Linalg
+import Randomness
 
 /// Makes a model's `ExecutionPlan` by measuring on the machine at hand, the way FFTW's planner
 /// or cuDNN's benchmark mode do: which strategy is fastest for a layer depends on the CPU's
@@ -204,8 +205,6 @@ public enum Planner {
 
   /// FNV-1a, 64 bits, in hex: a short file name for a long key (the key itself is inside).
   static func hexHash(_ text: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }
-    return String(hash, radix: 16)
+    String(StableHash.fnv1a(text), radix: 16)
   }
 }

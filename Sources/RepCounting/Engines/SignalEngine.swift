@@ -84,10 +84,6 @@ final class SignalEngine: RepEngine {
   private var dipLow = 0.0  // the lowest point since `dipTop`
   private var dipStart = 0.0
   private var lastTime: Double?
-  /// The lower of the last two reads, unsmoothed (turned to go down first): where the signal is
-  /// when the stream ends, which the median and the EMA reach only frames later; both reads
-  /// must be back for a rep to count there, so one wild last frame cannot make one.
-  private var lastValue: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
   private var recentReps = FixedRing<
     (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
@@ -172,10 +168,10 @@ final class SignalEngine: RepEngine {
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
-    if reason == .end, atBottom, let lastValue, let lastTime, isBack(lastValue) {
+    if reason == .end, atBottom, let lastTime, let value = lastTwoReadsLow, isBack(value) {
       // The stream ended on the way back up: the rep is done, only the smoothing has not
       // caught up with it yet.
-      smoothed = lastValue
+      smoothed = value
       finishRep(at: lastTime, emit: emit)
     } else if atBottom, let smoothed {
       emit(
@@ -188,7 +184,6 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
-    lastValue = nil
     lastReads.removeAll()
     pendingTrough = nil
     scale = nil
@@ -201,7 +196,6 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
-    lastValue = nil
     jitter.removeAll()
     lastReads.removeAll()
     recentReps.removeAll()
@@ -287,6 +281,15 @@ final class SignalEngine: RepEngine {
     return count + 1
   }
 
+  /// Where the signal is when the stream ends, which the median and the EMA reach only frames
+  /// later: the lower of the last two reads (turned to go down first), so both must be back
+  /// for a rep to count there and one wild last frame cannot make one; nil unless the last two
+  /// frames were read.
+  private var lastTwoReadsLow: Double? {
+    guard lastReads.count >= 2 else { return nil }
+    return min(sign * lastReads[age: 0], sign * lastReads[age: 1])
+  }
+
   /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`. A
   /// change of measuring scale between reps mixes scales in at most four differences, which
   /// the median over 45 absorbs.
@@ -324,7 +327,6 @@ final class SignalEngine: RepEngine {
       return
     }
     let raw = medianOfRecent(read)
-    lastValue = lastReads.last.map { min(sign * read, sign * $0) } ?? sign * read
     observeJitter(read)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0

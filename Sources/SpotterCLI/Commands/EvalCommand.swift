@@ -3,6 +3,7 @@ import ArgumentParsing
 import Evaluation
 import Foundation
 import Poses
+import Randomness
 import RepCounting
 import Spotter
 
@@ -201,10 +202,9 @@ enum EvalCommand {
     let deviation = try arguments.double("shake", range: 0...1)!
     guard deviation > 0 else { return try ResampledRecording.read(path) }
     let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
-    let name = annotation.fileName.utf8.reduce(14_695_981_039_346_656_037 as UInt64) {
-      ($0 ^ UInt64($1)) &* 1_099_511_628_211  // FNV-1a
-    }
-    var shaker = PoseShaker(deviation: Float(deviation), seed: UInt64(seed), label: name)
+    var shaker = PoseShaker(
+      deviation: Float(deviation), seed: UInt64(seed),
+      label: StableHash.fnv1a(annotation.fileName))
     return try ResampledRecording.read(path) { shaker.shake(&$0) }
   }
 

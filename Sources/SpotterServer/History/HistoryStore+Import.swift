@@ -1,4 +1,5 @@
 import Foundation
+import Randomness
 import Spotter
 
 extension HistoryStore {
@@ -95,11 +96,6 @@ extension HistoryStore {
 
   /// FNV-1a, 64 bits, as hex: the same line gives the same uid in every process and run.
   static func fingerprint(_ text: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return String(hash, radix: 16)
+    String(StableHash.fnv1a(text), radix: 16)
   }
 }
