@@ -19,10 +19,10 @@ import Foundation
 /// Recognition (causal, then latched for the stream): of the last 30 frames with a person, at
 /// least 27 have every joint within 0…1 of the source's units (±0.01; normalised coordinates
 /// that the reader scaled to the image's pixels are measured back in the image) spanning at
-/// least 0.6 of both axes, and 15 of those touch 0 or 1 (within 0.002). Measured on real per-frame-normalised recordings
-/// (Countix-Fitness, MediaPipe) it fires on every one after 30 frames with a person, and on
-/// none of 2,986 others (pixels, image-normalised coordinates, hand annotations). Before it
-/// fires, frames pass unchanged. Allocates nothing per frame.
+/// least 0.6 of both axes, and 15 of those touch 0 or 1 (within 0.002). Measured on real
+/// per-frame-normalised recordings (Countix-Fitness, MediaPipe) it fires on every one after 30
+/// frames with a person, and on none of 2,986 others (pixels, image-normalised coordinates,
+/// hand annotations). Before it fires, frames pass unchanged. Allocates nothing per frame.
 public struct FrameBoxCorrector: Sendable {
   /// Whether the stream has been recognised as normalised frame by frame.
   public private(set) var isCorrecting = false
