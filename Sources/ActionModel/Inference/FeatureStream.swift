@@ -5,39 +5,29 @@ import Poses
 /// streaming network (`StreamState`). The one path from poses to probabilities, shared by the
 /// runtime's sessions, evaluation and the C interface.
 ///
-/// The window holds what the streaming state has consumed, so the last window can also go
-/// through `Classifier.predict` with other streams' windows in one batch, with the same result.
-///
 /// Allocates at `init`, never per frame. Not thread-safe: one per stream.
 public final class FeatureStream {
   public let classifier: Classifier
   private var extractor: FeatureExtractor
   /// The last T frames of features.
   public private(set) var window: PoseWindow
-  /// The streaming network's cached activations; nil when predictions are made from the window
-  /// (by the caller, batched with other streams', or by `probabilities(into:)`).
-  private let state: StreamState?
+  /// The streaming network's cached activations.
+  private let state: StreamState
   /// One frame's F features, reused.
   private var features: [Float]
-  /// For `probabilities(into:)` without a streaming state: the window, and the network's
-  /// scratch.
-  private var windowCopy: [Float] = []
-  /// Made on first use: a stream whose windows are batched by its caller never needs one.
-  private var workspace: Workspace?
 
-  /// - Parameter streaming: keep the streaming network's state (a cheap step per frame); off
-  ///   for a stream whose windows go through the network in batches with others'.
-  public init(classifier: Classifier, streaming: Bool = true) {
+  public init(classifier: Classifier) {
     self.classifier = classifier
     let config = classifier.config
     extractor = FeatureExtractor(spec: classifier.metadata.features)
     window = PoseWindow(capacity: config.window, featureCount: config.inputFeatures)
-    state = streaming ? classifier.makeStream() : nil
+    state = classifier.makeStream()
     features = [Float](repeating: 0, count: config.inputFeatures)
-    if !streaming {
-      windowCopy = [Float](repeating: 0, count: config.window * config.inputFeatures)
-    }
   }
+
+  /// The streaming network's state, for a caller that catches several streams up together
+  /// (`StreamState.catchUp(together:)`).
+  public var streamState: StreamState { state }
 
   /// Frames pushed since `init` or `reset()`.
   public private(set) var framesSeen = 0
@@ -58,22 +48,13 @@ public final class FeatureStream {
   /// Takes one frame's F features computed elsewhere (all zeros for nobody).
   public func push(features: UnsafeBufferPointer<Float>) {
     window.push(features)
-    state?.push(features)
+    state.push(features)
     framesSeen += 1
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats): the
-  /// streaming state's, or the window's through the network.
+  /// The probabilities over the model's labels for the last T frames (K floats).
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    if let state {
-      state.probabilities(into: output)
-      return
-    }
-    windowCopy.withUnsafeMutableBufferPointer { window.copy(into: $0) }
-    if workspace == nil { workspace = Workspace(for: classifier, tile: 1) }
-    windowCopy.withUnsafeBufferPointer {
-      classifier.predict(windows: $0, count: 1, into: output, workspace: workspace!)
-    }
+    state.probabilities(into: output)
   }
 
   /// The probabilities as a new array. Allocates: for tools and tests, not the live path.
@@ -83,16 +64,11 @@ public final class FeatureStream {
     return output
   }
 
-  /// Copies the last T frames of features, (T, F) oldest first, zero-padded at the start.
-  public func copyWindow(into output: UnsafeMutableBufferPointer<Float>) {
-    window.copy(into: output)
-  }
-
   /// Back to the start of a stream.
   public func reset() {
     extractor.reset()
     window.removeAll()
-    state?.reset()
+    state.reset()
     framesSeen = 0
   }
 }
