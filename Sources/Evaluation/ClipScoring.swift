@@ -27,15 +27,17 @@ public enum ClipScoring {
     return (windows, mean)
   }
 
-  /// Reps counted by `definition` over the clip.
+  /// Reps counted by `definition` over the clip, as `spotter count` counts them.
   public static func countReps(
     _ recording: ResampledRecording, from start: Double?, to end: Double?,
     definition: ExerciseDefinition
   ) -> Int {
     let counter = RepCounter(definition)
-    counter.positionsAreLost = recording.positionsAreLost
     let ticks = recording.slice(from: start, to: end)
-    for tick in ticks {
+    for (index, tick) in zip(ticks.indices, ticks) {
+      if let lost = recording.positionsLostAfterTick, index > lost {
+        counter.positionsAreLost = true
+      }
       counter.process(tick.pose, t: tick.t) { _ in }
     }
     if let last = ticks.last { counter.finish(at: last.t) { _ in } }

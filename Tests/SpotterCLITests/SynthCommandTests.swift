@@ -91,6 +91,38 @@ import Testing
         == FileManager.default.contents(atPath: b + "/annotations.json"))
   }
 
+  /// Frames min-max normalised to their own box, in pixels and in normalised coordinates
+  /// with an image size (which the reader scales to pixels): recognised in both, and eval
+  /// counts each file as `spotter count` does, the rep engine learning that positions are lost
+  /// at the tick the stream is recognised (seed 62 counts differently when it is told from the
+  /// first frame).
+  @Test(arguments: ["pixels", "normalized"])
+  func evalCountsBoxNormalisedFramesAsCountDoes(units: String) throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try SpotterProcess.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "6", "--seed", "62",
+      "--realism", "everyday", "--camera", "side", "--normalize-per-frame", "--units", units,
+    ])
+    let count = try SpotterProcess.run([
+      "count", "--exercise", "squat", "--json", folder + "/synth-000062.jsonl",
+    ])
+    #expect(count.status == 0, "\(count.stderr)")
+    let summary = try #require(count.stdout.split(separator: "\n").last)
+    let counted = try #require(
+      (try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        .flatMap { $0["exercises"] as? [String: [String: Any]] }?["squat"]?["reps"] as? Int)
+    #expect((5...7).contains(counted), "counted \(counted) of 6")
+    let eval = try SpotterProcess.run([
+      "eval", "--annotations", folder + "/annotations.json", "--reps-only", "--whole-files",
+      "--exercise", "squat", "--json",
+    ])
+    #expect(eval.status == 0, "\(eval.stderr)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(eval.stdout.utf8)) as? [String: Any])
+    let clips = try #require((report["reps"] as? [String: Any])?["clips"] as? [[String: Any]])
+    #expect(clips.map { $0["counted"] as? Int } == [counted])
+  }
+
   @Test(arguments: [
     (["synth"], "Error: --output DIR is required"),
     (["synth", "--output", "/tmp/x", "--exercise", "burpee"], "Error: unknown exercise 'burpee'"),

@@ -41,6 +41,7 @@ public struct PoseLineDecoder {
     if let error = clock.stamp(&frame, stated: parsed.t, line: line, file: name) {
       return .skipped(error)
     }
+    frame.unit = header.space.unit
     let stride = header.layout.jointCount * 3
     let buffer = storage.joints.values
     for person in 0..<parsed.people {

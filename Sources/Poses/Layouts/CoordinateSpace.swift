@@ -26,9 +26,10 @@ public struct CoordinateSpace: Equatable, Sendable {
     self.mirrored = mirrored
   }
 
-  /// Normalised coordinates are scaled to pixels when the image size is known, so angles keep
-  /// the image's aspect ratio; otherwise they stay as they are.
-  private var scale: (x: Float, y: Float) {
+  /// How long one source unit is inside Spotter, on each axis. Normalised coordinates are
+  /// scaled to pixels when the image size is known, so angles keep the image's aspect ratio;
+  /// otherwise they stay as they are.
+  public var unit: (x: Float, y: Float) {
     if units == .normalized, let width = imageWidth, let height = imageHeight {
       return (width, height)
     }
@@ -48,7 +49,7 @@ public struct CoordinateSpace: Equatable, Sendable {
   /// Maps a point from the source's space into Spotter's (y down).
   @inline(__always)
   public func toInternal(x: Float, y: Float) -> (x: Float, y: Float) {
-    let (sx, sy) = scale
+    let (sx, sy) = unit
     let scaledY = y * sy
     return (x * sx, origin == .bottomLeft ? top - scaledY : scaledY)
   }
@@ -56,7 +57,7 @@ public struct CoordinateSpace: Equatable, Sendable {
   /// Maps a point from Spotter's space back into the source's: the inverse of `toInternal`.
   @inline(__always)
   public func toSource(x: Float, y: Float) -> (x: Float, y: Float) {
-    let (sx, sy) = scale
+    let (sx, sy) = unit
     let unflipped = origin == .bottomLeft ? top - y : y
     return (x / sx, unflipped / sy)
   }

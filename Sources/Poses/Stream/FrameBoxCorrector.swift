@@ -17,11 +17,12 @@ import Foundation
 /// side.
 ///
 /// Recognition (causal, then latched for the stream): of the last 30 frames with a person, at
-/// least 27 have every joint within 0…1 (±0.01) spanning at least 0.6 of both axes, and 15 of
-/// those touch 0 or 1 (within 0.002). Measured on real per-frame-normalised recordings
-/// (Countix-Fitness, MediaPipe) it fires on every one after 30 frames with a person, and on
-/// none of 2,986 others (pixels, image-normalised coordinates, hand annotations). Before it
-/// fires, frames pass unchanged. Allocates nothing per frame.
+/// least 27 have every joint within 0…1 of the source's units (±0.01; normalised coordinates
+/// that the reader scaled to the image's pixels are measured back in the image) spanning at
+/// least 0.6 of both axes, and 15 of those touch 0 or 1 (within 0.002). Measured on real
+/// per-frame-normalised recordings (Countix-Fitness, MediaPipe) it fires on every one after 30
+/// frames with a person, and on none of 2,986 others (pixels, image-normalised coordinates,
+/// hand annotations). Before it fires, frames pass unchanged. Allocates nothing per frame.
 public struct FrameBoxCorrector: Sendable {
   /// Whether the stream has been recognised as normalised frame by frame.
   public private(set) var isCorrecting = false
@@ -36,24 +37,25 @@ public struct FrameBoxCorrector: Sendable {
   public mutating func reset() { self = FrameBoxCorrector() }
 
   /// Takes one pose (`.nobody` passes through) and returns it corrected, once the stream is
-  /// recognised.
-  public mutating func correct(_ pose: Pose) -> Pose {
+  /// recognised. `unit` is the source's unit in Spotter's coordinates (`PeopleFrame.unit`):
+  /// the box a normalised frame fills.
+  public mutating func correct(_ pose: Pose, unit: (x: Float, y: Float) = (1, 1)) -> Pose {
     guard pose.hasPerson else { return pose }
-    if !isCorrecting { recognise(pose) }
+    if !isCorrecting { recognise(pose, unit: unit) }
     guard isCorrecting else { return pose }
     return restore(pose)
   }
 
   // MARK: recognising
 
-  private mutating func recognise(_ pose: Pose) {
+  private mutating func recognise(_ pose: Pose, unit: (x: Float, y: Float)) {
     var (minX, minY, maxX, maxY) = (
       Float.infinity, Float.infinity, -Float.infinity, -Float.infinity
     )
     for index in pose.joints.indices where !pose.joints[index].isMissing {
-      let joint = pose.joints[index]
-      (minX, maxX) = (min(minX, joint.x), max(maxX, joint.x))
-      (minY, maxY) = (min(minY, joint.y), max(maxY, joint.y))
+      let (x, y) = (pose.joints[index].x / unit.x, pose.joints[index].y / unit.y)
+      (minX, maxX) = (min(minX, x), max(maxX, x))
+      (minY, maxY) = (min(minY, y), max(maxY, y))
     }
     let inside = minX >= -0.01 && minY >= -0.01 && maxX <= 1.01 && maxY <= 1.01
     let box = inside && maxX - minX >= 0.6 && maxY - minY >= 0.6

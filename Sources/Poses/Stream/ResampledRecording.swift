@@ -6,8 +6,10 @@ public struct ResampledRecording: Sendable {
   public var ticks: [(t: Double, pose: Pose)]
   /// Lines the reader reported and skipped.
   public var badLines: Int
-  /// Whether its frames were each normalised to their own box (and were corrected).
-  public var positionsAreLost = false
+  /// The first tick after which the pipeline knew that the frames were each normalised to
+  /// their own box (and corrected them), nil if never: a live stream's rep engine learns it
+  /// there too, so tools replaying the recording tell theirs at the same tick.
+  public var positionsLostAfterTick: Int?
 
   public init(ticks: [(t: Double, pose: Pose)], badLines: Int = 0) {
     self.ticks = ticks
@@ -30,9 +32,11 @@ public struct ResampledRecording: Sendable {
       case .frame:
         prepare?(&frame)
         pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
+        if pipeline.correctsBoxedFrames && recording.positionsLostAfterTick == nil {
+          recording.positionsLostAfterTick = recording.ticks.count - 1
+        }
       }
     }
-    recording.positionsAreLost = pipeline.correctsBoxedFrames
     return recording
   }
 

@@ -106,6 +106,7 @@ enum DemoCommand {
       }
     }
     var frame = PeopleFrame()
+    frame.unit = recording.header.space.unit
     let start = Date()
     for (index, sample) in recording.frames.enumerated() {
       if realtime {
