@@ -97,7 +97,8 @@ SPK_TILE(spk_tile_f32_avx2, "avx2,fma,f16c", spk_v8, float, SPK_LOADF_8)
 SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
 
 // The driver: for each group of panels (its weights read from memory once), every window's
-// rows in even blocks of up to BUDGET / panels rows (14 rows go as 7 + 7, not 12 + 2, so no
+// rows (window w at a_list[w] and c_list[w] when given, else w·a_window and w·c_window on) in
+// even blocks of up to BUDGET / panels rows (14 rows go as 7 + 7, not 12 + 2, so no
 // block has too few accumulators to hide the FMA latency); a single row (a streaming step) takes four
 // panels at once, so it still has eight independent accumulators.
 #define SPK_CASE(TILE, MR, NP)                                                                 \
@@ -111,7 +112,8 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
   __attribute__((target(TARGET))) static inline void NAME(                                     \
       int windows, ptrdiff_t a_window, ptrdiff_t c_window, int m, int n, int k, int taps,      \
       const float *a, ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,                 \
-      const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc, int relu) {              \
+      const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc, int relu,                \
+      const float *const *a_list, float *const *c_list) {                                      \
     enum { L = sizeof(V) / sizeof(float) };                                                    \
     int panels = (n + 2 * L - 1) / (2 * L);                                                    \
     ptrdiff_t panel_stride = (ptrdiff_t)taps * k * 2 * L;                                      \
@@ -122,8 +124,8 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
       int width = n - (p + np - 1) * 2 * L;                                                    \
       const char *b = (const char *)packed + (ptrdiff_t)p * panel_stride * (BSIZE);            \
       for (int w = 0; w < windows; w++) {                                                      \
-        const float *aw = a + w * a_window;                                                    \
-        float *cw = c + w * c_window;                                                          \
+        const float *aw = a_list ? a_list[w] : a + w * a_window;                               \
+        float *cw = c_list ? c_list[w] : c + w * c_window;                                     \
         int blocks = (m + (BUDGET) / np - 1) / ((BUDGET) / np);                                \
         for (int block = 0, r0 = 0; block < blocks; block++) {                                 \
           int mr = m / blocks + (block < m % blocks);                                          \
@@ -158,12 +160,14 @@ SPK_DRIVER(spk_gemm_f16_avx2, "avx2,fma,f16c", spk_tile_f16_avx2, spk_v8, 6, 2,
 /// precision. Panel width: 32 columns for AVX-512, 16 for AVX2 (spk_panel_width).
 /// Windows after the first start a_window floats (input) and c_window floats (output) later.
 /// Row r's bias starts r·bias_row floats after `bias` (0: one bias for every row).
+/// With a_list and c_list (else NULL), window w is at a_list[w] and c_list[w] instead: windows
+/// anywhere in memory (several streams' states) share each weight read all the same.
 static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
                             ptrdiff_t c_window, int m, int n, int k, int taps, const float *a,
                             ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,
                             const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc,
-                            int relu) {
-#define SPK_ARGS windows, a_window, c_window, m, n, k, taps, a, lda, tap_stride, packed, bias, bias_row, c, ldc, relu
+                            int relu, const float *const *a_list, float *const *c_list) {
+#define SPK_ARGS windows, a_window, c_window, m, n, k, taps, a, lda, tap_stride, packed, bias, bias_row, c, ldc, relu, a_list, c_list
   if (isa == SPK_AVX512) {
     if (half)
       spk_gemm_f16_avx512(SPK_ARGS);
@@ -221,7 +225,7 @@ static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
                             ptrdiff_t c_window, int m, int n, int k, int taps, const float *a,
                             ptrdiff_t lda, ptrdiff_t tap_stride, const void *packed,
                             const float *bias, ptrdiff_t bias_row, float *c, ptrdiff_t ldc,
-                            int relu) {}
+                            int relu, const float *const *a_list, float *const *c_list) {}
 static inline void spk_winograd_input(const float *d0, ptrdiff_t step, int channels, float *u,
                                       ptrdiff_t plane) {}
 static inline void spk_winograd_output(const float *m, ptrdiff_t plane, const float *bias,

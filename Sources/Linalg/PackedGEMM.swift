@@ -151,13 +151,10 @@ public enum PackedGEMM {
     bias: UnsafePointer<Float>? = nil, biasRowStride: Int = 0, relu: Bool,
     into output: UnsafeMutablePointer<Float>, outputRowStride: Int, outputWindowStride: Int = 0
   ) {
-    precondition(
-      windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
-        && outputRowStride >= weights.columns && tapStride >= 0
-        && (biasRowStride == 0 || bias != nil),
-      "spk_gemm: \(windows) windows of A [\(rows), \(weights.rows)] (row stride "
-        + "\(inputRowStride)) · W [\(weights.taps), \(weights.rows), \(weights.columns)] cannot "
-        + "fill C with row stride \(outputRowStride)")
+    requireShapes(
+      windows: windows, rows: rows, inputRowStride: inputRowStride, tapStride: tapStride,
+      weights: weights, outputRowStride: outputRowStride)
+    precondition(biasRowStride == 0 || bias != nil, "spk_gemm: a bias row stride needs a bias")
     precondition(
       windows <= 1 || (inputWindowStride > 0 && outputWindowStride >= rows * outputRowStride),
       "spk_gemm: windows overlap (input window stride \(inputWindowStride), output "
@@ -168,7 +165,42 @@ public enum PackedGEMM {
       inputWindowStride, outputWindowStride, Int32(rows), Int32(weights.columns),
       Int32(weights.rows), Int32(weights.taps), input, inputRowStride, tapStride,
       weights.storage, bias ?? weights.bias, bias == nil ? 0 : biasRowStride, output,
-      outputRowStride, relu ? 1 : 0)
+      outputRowStride, relu ? 1 : 0, nil, nil)
+  }
+
+  /// The shapes `spk_gemm` needs: rows of A and C at least as long as W's rows and columns.
+  @inline(__always)
+  private static func requireShapes(
+    windows: Int, rows: Int, inputRowStride: Int, tapStride: Int, weights: PackedWeights.View,
+    outputRowStride: Int
+  ) {
+    precondition(
+      windows >= 0 && rows >= 0 && inputRowStride >= weights.rows
+        && outputRowStride >= weights.columns && tapStride >= 0,
+      "spk_gemm: \(windows) windows of A [\(rows), \(weights.rows)] (row stride "
+        + "\(inputRowStride)) · W [\(weights.taps), \(weights.rows), \(weights.columns)] cannot "
+        + "fill C with row stride \(outputRowStride)")
+  }
+
+  /// The same for windows anywhere in memory (several streams' states, each in buffers of its
+  /// own): window w's input starts at `inputs[w]`, its output at `outputs[w]`, and each panel
+  /// of weights, read once, serves every window as it does for windows a stride apart.
+  ///
+  /// Shapes: `inputs` and `outputs` hold `windows` pointers each; the rest as above.
+  public static func convolve(
+    windows: Int, rows: Int, inputs: UnsafePointer<UnsafePointer<Float>?>,
+    inputRowStride: Int, tapStride: Int, weights: PackedWeights.View, relu: Bool,
+    outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, outputRowStride: Int
+  ) {
+    requireShapes(
+      windows: windows, rows: rows, inputRowStride: inputRowStride, tapStride: tapStride,
+      weights: weights, outputRowStride: outputRowStride)
+    if windows == 0 || rows == 0 { return }
+    spk_gemm(
+      weights.instructionSet.rawValue, weights.precision == .half ? 1 : 0, Int32(windows), 0, 0,
+      Int32(rows), Int32(weights.columns), Int32(weights.rows), Int32(weights.taps), inputs[0],
+      inputRowStride, tapStride, weights.storage, weights.bias, 0, outputs[0], outputRowStride,
+      relu ? 1 : 0, inputs, outputs)
   }
 
   /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,

@@ -125,11 +125,12 @@ import Testing
       return events
     }
 
-    var events: [[String: Any]] {
+    var events: [[String: Any]] { lines.compactMap(DaemonTests.object) }
+
+    /// The event lines as received.
+    var lines: [String] {
       lock.withLock {
-        String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap {
-          try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
       }
     }
   }
@@ -158,11 +159,47 @@ import Testing
     return folder + "/group-\(String(format: "%06d", seed)).jsonl"
   }
 
+  static func object(_ line: String) -> [String: Any]? {
+    try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+  }
+
   static func summary(_ events: [[String: Any]]) -> [String: Int] {
     guard let summary = events.last(where: { $0["type"] as? String == "summary" }),
       let exercises = summary["exercises"] as? [String: [String: Any]]
     else { return [:] }
     return exercises.mapValues { $0["reps"] as? Int ?? -1 }
+  }
+
+  /// Streams through the daemon, three at once (so their predictions are often due in the
+  /// same round, and made together), each give the event lines `spotter classify --json`
+  /// writes for the same file, byte for byte, predictions included (the summary adds the
+  /// daemon's drop counters, so its reps are compared instead).
+  @Test func streamsGetTheEventsOfClassify() throws {
+    let files = try [("jumping_jack", 8, 307), ("squat", 6, 308), ("jumping_jack", 8, 309)].map {
+      try Self.recording($0.0, reps: $0.1, seed: $0.2)
+    }
+    let expected = try files.map { file in
+      let classified = try SpotterProcess.run([
+        "classify", "--json", "--predictions", "--weights",
+        repositoryRoot + "/Weights/default.spotter", file,
+      ])
+      #expect(classified.status == 0, "\(classified.stderr)")
+      return classified.stdout.split(separator: "\n").map(String.init)
+    }
+    let server = try Server(extra: ["--predictions"])
+    let clients = try files.map { _ in try Client(socket: server.socket) }
+    DispatchQueue.concurrentPerform(iterations: files.count) { index in
+      clients[index].stream(files[index], speed: 4)
+    }
+    for (index, client) in clients.enumerated() {
+      let served = client.finish()
+      #expect(served.last?["dropped_frames"] as? Int == 0)
+      #expect(expected[index].filter { $0.contains(#""type":"prediction""#) }.count > 20)
+      #expect(client.lines.dropLast() == expected[index].dropLast(), "stream \(index)")
+      #expect(
+        Self.summary(served) == Self.summary(expected[index].suffix(1).compactMap(Self.object)))
+    }
+    #expect(server.stop() == 0)
   }
 
   @Test func concurrentClientsEachGetTheirOwnCounts() throws {

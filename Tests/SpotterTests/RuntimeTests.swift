@@ -134,40 +134,49 @@ import Testing
     #expect(together.get(1) == aloneB)
   }
 
-  /// A session whose predictions are batched by its caller (as the daemon does with many)
-  /// gives the same exercises, reps and cues as one that predicts on its own.
+  /// Sessions whose predictions are left to their caller (as the daemon does with many), their
+  /// network states caught up together, give the same events, byte for byte, predictions
+  /// included, as each predicting on its own. The caller makes them every fourth frame, so
+  /// ticks wait meanwhile; the streams start 0, 3 and 10 frames apart.
   @Test func batchedPredictionsChangeNothing() {
-    let frames = Self.frames(Self.demo(seed: 5007))
-    let alone = Self.run(frames).filter(Self.isDecision).map(\.jsonLine)
-    let session = Self.runtime.makeSession(batchingPredictions: true)
-    let classifier = Self.runtime.classifier
-    let workspace = Workspace(for: classifier)
-    var window = [Float](
-      repeating: 0, count: classifier.config.window * classifier.config.inputFeatures)
-    var probabilities = [Float](repeating: 0, count: classifier.config.classes)
-    var events: [SpotterEvent] = []
+    let starts = [0, 3, 10]
+    let frames = [5007, 5008, 5007].map { Self.frames(Self.demo(seed: UInt64($0))) }
+    var options = Self.runtime.options
+    options.reportPredictions = true
+    let runtime = Runtime(
+      classifier: Self.runtime.classifier, catalogue: Self.runtime.catalogue, options: options)
+    let alone = frames.map { frames in
+      var lines: [String] = []
+      let session = runtime.makeSession()
+      for frame in frames { session.push(frame) { lines.append($0.jsonLine) } }
+      session.finish { lines.append($0.jsonLine) }
+      return lines
+    }
+    let sessions = starts.map { _ in runtime.makeSession(batchingPredictions: true) }
+    var events = starts.map { _ in [String]() }
     var batches = 0
-    for frame in frames {
-      session.push(frame) { events.append($0) }
-      while session.predictionDue {
-        batches += 1
-        window.withUnsafeMutableBufferPointer { session.copyWindow(into: $0) }
-        window.withUnsafeBufferPointer { input in
-          probabilities.withUnsafeMutableBufferPointer {
-            classifier.predict(windows: input, count: 1, into: $0, workspace: workspace)
-          }
+    for step in 0..<(frames.map(\.count).max()! + starts.max()!) {
+      for (stream, session) in sessions.enumerated() {
+        let index = step - starts[stream]
+        guard frames[stream].indices.contains(index) else { continue }
+        session.push(frames[stream][index]) { events[stream].append($0.jsonLine) }
+      }
+      guard step % 4 == 3 else { continue }
+      while sessions.contains(where: \.predictionDue) {
+        let due = sessions.filter(\.predictionDue)
+        if due.count > 1 { batches += 1 }
+        StreamState.catchUp(together: due.map(\.streamState))
+        for (stream, session) in sessions.enumerated() {
+          session.makeDuePrediction { events[stream].append($0.jsonLine) }
         }
-        probabilities.withUnsafeBufferPointer { session.resume(with: $0) { events.append($0) } }
       }
     }
-    session.finish { events.append($0) }
-    #expect(batches > 100)
-    #expect(events.filter(Self.isDecision).map(\.jsonLine) == alone)
-  }
-
-  /// Everything but predictions (whose probabilities may differ in the last digit).
-  static func isDecision(_ event: SpotterEvent) -> Bool {
-    if case .prediction = event { return false } else { return true }
+    for (stream, session) in sessions.enumerated() {
+      session.finish { events[stream].append($0.jsonLine) }
+    }
+    #expect(batches > 50)
+    #expect(alone[0].filter { $0.contains(#""type":"prediction""#) }.count > 200)
+    for stream in starts.indices { #expect(events[stream] == alone[stream], "stream \(stream)") }
   }
 
   /// A goal ends the set at its target, reps counted in backfill included; the person's

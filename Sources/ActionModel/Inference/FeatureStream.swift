@@ -1,3 +1,4 @@
+import Linalg
 import Poses
 
 /// One stream as the network sees it: each pose's features computed once, when it arrives
@@ -5,38 +6,87 @@ import Poses
 /// streaming network (`StreamState`). The one path from poses to probabilities, shared by the
 /// runtime's sessions, evaluation and the C interface.
 ///
-/// The window holds what the streaming state has consumed, so the last window can also go
-/// through `Classifier.predict` with other streams' windows in one batch, with the same result.
+/// The network's state (about 150 KB for the standard model) is made at the first
+/// probabilities asked, from the window's frames (`streamState`): a stream that never shows
+/// enough of a person to be classified (a server's idle sessions) holds only its window.
 ///
-/// Allocates at `init`, never per frame. Not thread-safe: one per stream.
+/// Allocates at `init` and once more at the first probabilities, never per frame. Not
+/// thread-safe: one per stream.
 public final class FeatureStream {
   public let classifier: Classifier
   private var extractor: FeatureExtractor
   /// The last T frames of features.
   public private(set) var window: PoseWindow
-  /// The streaming network's cached activations; nil when predictions are made from the window
-  /// (by the caller, batched with other streams', or by `probabilities(into:)`).
-  private let state: StreamState?
+  /// The streaming network's cached activations, once asked for.
+  private var state: StreamState?
   /// One frame's F features, reused.
   private var features: [Float]
-  /// For `probabilities(into:)` without a streaming state: the window, and the network's
-  /// scratch.
-  private var windowCopy: [Float] = []
-  /// Made on first use: a stream whose windows are batched by its caller never needs one.
-  private var workspace: Workspace?
 
-  /// - Parameter streaming: keep the streaming network's state (a cheap step per frame); off
-  ///   for a stream whose windows go through the network in batches with others'.
-  public init(classifier: Classifier, streaming: Bool = true) {
+  /// The precision of the state's weights: the plan's unless a test names one.
+  private let precision: WeightPrecision?
+
+  public convenience init(classifier: Classifier) {
+    self.init(classifier: classifier, precision: nil)
+  }
+
+  /// A stream whose state reads its weights in `precision` (the plan's when nil).
+  init(classifier: Classifier, precision: WeightPrecision?) {
     self.classifier = classifier
+    self.precision = precision
     let config = classifier.config
     extractor = FeatureExtractor(spec: classifier.metadata.features)
     window = PoseWindow(capacity: config.window, featureCount: config.inputFeatures)
-    state = streaming ? classifier.makeStream() : nil
     features = [Float](repeating: 0, count: config.inputFeatures)
-    if !streaming {
-      windowCopy = [Float](repeating: 0, count: config.window * config.inputFeatures)
+  }
+
+  /// The streaming network's state, for a caller that catches several streams up together
+  /// (`StreamState.catchUp(together:)`). Made at first use (allocating), by replaying the
+  /// window's frames into a fresh state: the same frames in the same pushes as a state made at
+  /// `init` would have had, so the probabilities are the same, bit for bit.
+  ///
+  /// Why the replay is exact: the pooled columns are the last T − Σ(k − 1)·d of the last
+  /// layer (`NetworkConfig.pooledFrames`), and each reads Σ(k − 1)·d + 1 frames back
+  /// (`receptiveField`), so together they read exactly the last T frames, which the window
+  /// holds. Up to T frames seen, they are replayed as they came. Past T, frames older than the
+  /// window only made columns the pooling no longer reads; the replay pushes zeros in their
+  /// place, as many as keep the count of frames pushed the same modulo `replayPeriod`, so the
+  /// catch-ups split the frames where they did (at every `pendingLimit`), and the one-frame
+  /// steps batch the deferred taps' products at the same columns, summed in the same order.
+  /// (Spotter's own kernels give each row the same bits wherever it falls in a GEMM, and add
+  /// the taps of a three-tap layer in the same order at any phase, so for them the zeros change
+  /// nothing; they keep the replay exact for any kernel, OpenBLAS's included.)
+  public var streamState: StreamState {
+    if let state { return state }
+    let state = classifier.makeStream(precision: precision)
+    let replayed = window.count
+    precondition(replayed == min(framesSeen, window.capacity), "the window lost frames")
+    if framesSeen > replayed {
+      let period = Self.replayPeriod(classifier.config, pendingLimit: state.pendingLimit)
+      features.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+      features.withUnsafeBufferPointer { zeros in
+        for _ in 0..<((framesSeen - replayed) % period) { state.push(zeros) }
+      }
     }
+    for age in stride(from: replayed - 1, through: 0, by: -1) {
+      window.withFrame(age: age) { state.push($0) }
+    }
+    self.state = state
+    return state
+  }
+
+  /// The pushes after which a state's work repeats its pattern: every one-frame step's
+  /// deferred batches ((k − 1 − j)·d columns of tap j) and the catch-ups forced every
+  /// `pendingLimit` frames start afresh.
+  static func replayPeriod(_ config: NetworkConfig, pendingLimit: Int) -> Int {
+    func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+    var period = pendingLimit
+    for layer in config.convolutions {
+      for tap in 0..<(layer.kernel - 1) {
+        let lag = (layer.kernel - 1 - tap) * layer.dilation
+        period = period / gcd(period, lag) * lag
+      }
+    }
+    return period
   }
 
   /// Frames pushed since `init` or `reset()`.
@@ -49,7 +99,7 @@ public final class FeatureStream {
   public var bodySize: Float? { extractor.bodySize }
 
   /// Takes one pose (`.nobody` where nobody was seen): its features, into the window and the
-  /// network. Allocates nothing.
+  /// network (once it is made). Allocates nothing.
   public func push(_ pose: Pose) {
     features.withUnsafeMutableBufferPointer { extractor.extract(pose, into: $0) }
     features.withUnsafeBufferPointer { push(features: $0) }
@@ -62,18 +112,10 @@ public final class FeatureStream {
     framesSeen += 1
   }
 
-  /// The probabilities over the model's labels for the last T frames (K floats): the
-  /// streaming state's, or the window's through the network.
+  /// The probabilities over the model's labels for the last T frames (K floats). Allocates
+  /// nothing once the network's state is made (the first call makes it, `streamState`).
   public func probabilities(into output: UnsafeMutableBufferPointer<Float>) {
-    if let state {
-      state.probabilities(into: output)
-      return
-    }
-    windowCopy.withUnsafeMutableBufferPointer { window.copy(into: $0) }
-    if workspace == nil { workspace = Workspace(for: classifier, tile: 1) }
-    windowCopy.withUnsafeBufferPointer {
-      classifier.predict(windows: $0, count: 1, into: output, workspace: workspace!)
-    }
+    streamState.probabilities(into: output)
   }
 
   /// The probabilities as a new array. Allocates: for tools and tests, not the live path.
@@ -83,12 +125,7 @@ public final class FeatureStream {
     return output
   }
 
-  /// Copies the last T frames of features, (T, F) oldest first, zero-padded at the start.
-  public func copyWindow(into output: UnsafeMutableBufferPointer<Float>) {
-    window.copy(into: output)
-  }
-
-  /// Back to the start of a stream.
+  /// Back to the start of a stream (a state already made is kept, reset).
   public func reset() {
     extractor.reset()
     window.removeAll()

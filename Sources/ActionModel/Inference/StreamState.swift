@@ -31,7 +31,8 @@ import Linalg
 /// Several streams (`streams` B, each with its own histories and sums, a frame each per
 /// `push`) share every weight read: each GEMM runs over the B streams' rows, so a step reads
 /// the newest taps once for all of them instead of once per stream. For streams that advance
-/// together: the people of one camera, or a server's streams stepped in a batch.
+/// together: the people of one camera. Streams that do not (a server's sessions, each with
+/// its own state) share the weight reads of their catch-ups through `catchUp(together:)`.
 ///
 /// The per-frame loops hold plain values only (each layer's shape, pointers into its buffers
 /// and its weights' `PackedWeights.View`, in buffers made at `init`), so a step costs no
@@ -303,20 +304,17 @@ public final class StreamState {
       pendingFrames = 0
       return
     }
-    partialValid = false
-    stepsSinceSum = .max
     for index in 0..<layerCount {
       let layer = layers[index]
       let input = histories[index]
       let span = pending + layer.reach
-      histories[index + 1].makeRoom(for: pending, keeping: histories[index + 1].kept)
+      let (first, end) = prepare(layer: index)
       let output = histories[index + 1]
-      let first = input.buffer + (input.filled - span) * input.channels
       if let packedViews {
         PackedGEMM.convolve(
           windows: streams, rows: pending, input: first, inputRowStride: input.channels,
           tapStride: layer.dilation * input.channels, inputWindowStride: input.stride,
-          weights: packedViews[index], relu: true, into: output.end,
+          weights: packedViews[index], relu: true, into: end,
           outputRowStride: output.channels, outputWindowStride: output.stride)
       } else {
         for stream in 0..<streams {
@@ -327,14 +325,88 @@ public final class StreamState {
             weight: layer.weight, bias: layer.bias, kernel: layer.kernel,
             dilation: layer.dilation,
             output: SequenceBatch(
-              base: output.end + stream * output.stride, batch: 1, frames: pending,
+              base: end + stream * output.stride, batch: 1, frames: pending,
               channels: output.channels, windowStride: span))
         }
       }
-      histories[index + 1].filled += pending
-      if index + 1 < layerCount { layers[index + 1].received += pending }
+      advance(layer: index)
     }
+    caughtUp()
+  }
+
+  /// Catches up several single-stream states of one model and precision at once: those with
+  /// as many frames pending as the first with more than one, layer by layer, one GEMM a layer
+  /// over all of them, so each panel of weights is read once for every state, as for streams
+  /// in lockstep. The rest catch up on their own when asked for probabilities. Each column is
+  /// what the state's own catch-up computes, bit for bit (the same products summed in the same
+  /// order). Allocates nothing: up to 64 states a GEMM, their pointers on the stack.
+  public static func catchUp(together states: [StreamState]) {
+    guard let lead = states.first(where: { $0.pendingFrames > 1 }), let views = lead.packedViews
+    else { return }
+    let pending = lead.pendingFrames
+    func joins(_ state: StreamState) -> Bool {
+      state.pendingFrames == pending && state.streams == 1 && state.classifier === lead.classifier
+        && state.precision == lead.precision && state.packedViews != nil
+    }
+    let limit = 64
+    withUnsafeTemporaryAllocation(of: Unmanaged<StreamState>.self, capacity: limit) { group in
+      withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: limit) { inputs in
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>?.self, capacity: limit) {
+          outputs in
+          var next = 0
+          while next < states.count {
+            var count = 0
+            while next < states.count && count < limit {
+              if joins(states[next]) {
+                group[count] = .passUnretained(states[next])
+                count += 1
+              }
+              next += 1
+            }
+            guard count > 1 else { continue }
+            for index in 0..<lead.layerCount {
+              for member in 0..<count {
+                let rows = group[member].takeUnretainedValue().prepare(layer: index)
+                (inputs[member], outputs[member]) = (UnsafePointer(rows.input), rows.output)
+              }
+              let input = lead.histories[index]
+              PackedGEMM.convolve(
+                windows: count, rows: pending, inputs: UnsafePointer(inputs.baseAddress!),
+                inputRowStride: input.channels,
+                tapStride: lead.layers[index].dilation * input.channels, weights: views[index],
+                relu: true, outputs: UnsafePointer(outputs.baseAddress!),
+                outputRowStride: lead.histories[index + 1].channels)
+              for member in 0..<count { group[member].takeUnretainedValue().advance(layer: index) }
+            }
+            for member in 0..<count { group[member].takeUnretainedValue().caughtUp() }
+          }
+        }
+      }
+    }
+  }
+
+  /// Before layer `index` computes the pending columns: room for them in its output; returns
+  /// the first stream's first input row (its oldest tap's) and first output row.
+  private func prepare(layer index: Int) -> (
+    input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>
+  ) {
+    let input = histories[index]
+    histories[index + 1].makeRoom(for: pendingFrames, keeping: histories[index + 1].kept)
+    let span = pendingFrames + layers[index].reach
+    return (input.buffer + (input.filled - span) * input.channels, histories[index + 1].end)
+  }
+
+  /// After layer `index` computed the pending columns: the next layer has them.
+  private func advance(layer index: Int) {
+    histories[index + 1].filled += pendingFrames
+    if index + 1 < layerCount { layers[index + 1].received += pendingFrames }
+  }
+
+  /// After every layer computed the pending columns: the running sums no longer agree.
+  private func caughtUp() {
     pendingFrames = 0
+    partialValid = false
+    stepsSinceSum = .max
   }
 
   /// One new frame through every layer: the newest tap now, on top of the running sum of the

@@ -56,7 +56,7 @@ public final class Session {
     self.batchesPredictions = batchesPredictions
     let classifier = runtime.classifier
     pipeline = FramePipeline(fps: classifier.metadata.fps)
-    stream = FeatureStream(classifier: classifier, streaming: !batchesPredictions)
+    stream = FeatureStream(classifier: classifier)
     heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
     probabilities = [Float](repeating: 0, count: classifier.config.classes)
     smoother = LabelSmoother(
@@ -128,40 +128,29 @@ public final class Session {
   // MARK: batched predictions
 
   /// A session made with `batchesPredictions` does not run the network inside `push`: when a
-  /// prediction is due, `push` returns with this set, and the caller runs `copyWindow` through
-  /// the network (with other sessions' windows, in one batch) and hands the probabilities to
-  /// `resume(with:emit:)`, which makes the prediction and goes on with any ticks that arrived
-  /// since. Events and counts are those of a session that predicts on its own (the window pass
-  /// equals the streaming one within 1e-5).
+  /// prediction is due, `push` returns with this set (holding the ticks that come meanwhile),
+  /// and the caller makes it with `makeDuePrediction(emit:)`, after catching up the network
+  /// states of all its due sessions together (`streamState`, `StreamState.catchUp(together:)`)
+  /// if it likes, so each weight read serves them all. Events and counts are those of a
+  /// session that predicts on its own, byte for byte: the same frames go through the same
+  /// layers.
   public var predictionDue: Bool { pendingPrediction != nil }
 
-  /// The window the due prediction is for, (T, F) oldest first.
-  public func copyWindow(into output: UnsafeMutableBufferPointer<Float>) {
-    stream.copyWindow(into: output)
-  }
+  /// The network's state: its pending frames are those the due prediction needs. Made at the
+  /// first prediction (`FeatureStream.streamState`), so a session that has not yet made one
+  /// holds no network state.
+  public var streamState: StreamState { stream.streamState }
 
-  /// Makes the due prediction from `probabilities` (K floats), then processes the ticks held
-  /// since (which may make another prediction due).
-  public func resume(with probabilities: UnsafeBufferPointer<Float>, emit: (SpotterEvent) -> Void) {
+  /// Makes the due prediction (if any), then processes the ticks held since, up to the next
+  /// prediction due. Allocates nothing.
+  public func makeDuePrediction(emit: (SpotterEvent) -> Void) {
     guard let t = pendingPrediction else { return }
     pendingPrediction = nil
-    _ = self.probabilities.withUnsafeMutableBufferPointer {
-      $0.update(fromContentsOf: probabilities)
-    }
+    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
     decide(at: t, emit: emit)
     while pendingPrediction == nil, let held = heldTicks.first {
       heldTicks.removeOldest()
       tick(held.pose, t: held.t, emit: emit)
-    }
-  }
-
-  /// Makes a due prediction with the session's own network pass (a caller that will not batch).
-  private func resolvePending(emit: (SpotterEvent) -> Void) {
-    while predictionDue {
-      let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: probabilities.count)
-      defer { output.deallocate() }
-      stream.probabilities(into: output)
-      resume(with: UnsafeBufferPointer(output), emit: emit)
     }
   }
 
@@ -318,7 +307,7 @@ public final class Session {
   /// what the caller lost on the way (the daemon's dropped frames and events, bad lines it
   /// reported itself) to the bad lines this session reported.
   public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
-    resolvePending(emit: emit)
+    while predictionDue { makeDuePrediction(emit: emit) }
     if let label = activeLabel, let counter {
       counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
       checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it

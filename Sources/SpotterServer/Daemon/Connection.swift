@@ -32,15 +32,13 @@ final class Connection {
   var queuedForFlush = false
   /// What the poller waits for on this connection: lines, and room to write.
   var interest = (read: true, write: false)
-  /// One person's session, whose predictions the daemon batches; nil before the header came,
-  /// and in a stream of several people.
+  /// One person's session, whose predictions the daemon makes at the end of a round; nil
+  /// before the header came, and in a stream of several people.
   private(set) var session: Session?
   /// A stream of several people (`"people": N` above 1): a session each, predicting in-line.
   private var people: PeopleSession?
   /// The header came: frames go to `session` or `people`.
   var isOpen: Bool { session != nil || people != nil }
-  /// The network's state for this session's windows, which the daemon batches.
-  private(set) lazy var slidingState = SlidingWindowState(classifier: daemon.classifier)
   private var decoder: PoseLineDecoder?
   private var frame = PeopleFrame()
   private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
@@ -254,24 +252,21 @@ final class Connection {
       return
     }
     guard let session else { return }
-    // A prediction still due is made here, alone, as the daemon's batch would have.
-    while session.predictionDue {
-      let classifier = daemon.classifier
-      var window = [Float](
-        repeating: 0, count: classifier.config.window * classifier.config.inputFeatures)
-      var probabilities = [Float](repeating: 0, count: classifier.config.classes)
-      window.withUnsafeMutableBufferPointer { session.copyWindow(into: $0) }
-      window.withUnsafeBufferPointer { window in
-        probabilities.withUnsafeMutableBufferPointer {
-          classifier.predict(windows: window, count: 1, into: $0, states: [slidingState])
-        }
-      }
-      probabilities.withUnsafeBufferPointer { session.resume(with: $0) { send($0) } }
-    }
     session.finish(emit: { send($0) }, counters: counters)
     if let recorder { daemon.record(recorder.record) }
     self.session = nil
     recorder = nil
+  }
+
+  /// The network state of the session's due prediction, if one is due.
+  var dueStreamState: StreamState? {
+    guard let session, session.predictionDue else { return nil }
+    return session.streamState
+  }
+
+  /// Makes the session's due prediction; its events join the output.
+  func makeDuePrediction() {
+    session?.makeDuePrediction { send($0) }
   }
 
   func send(_ event: SpotterEvent) {

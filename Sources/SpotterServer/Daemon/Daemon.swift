@@ -10,14 +10,13 @@ import Spotter
 /// microseconds a frame, so one thread keeps up with thousands of 30 fps streams, and no lock
 /// is needed. Predictions are batched: sessions leave them to the daemon
 /// (`Runtime.makeSession(batchingPredictions:)`), and at the end of each poll round the
-/// windows of every session whose prediction is due go through the network together, each
-/// computing only the frames it added since its last window (`SlidingWindowState`). A stream
-/// with several people (`"people": N` in its header, or `Configuration.people`) runs a
-/// `PeopleSession`, whose sessions predict in-line, unbatched: batching them would need a
-/// sliding state per person and a due list that names people, for streams that are few (a gym
-/// mirror, a class) and cost a streaming step per person a frame. Protocol: the client sends a
-/// pose-file header line, then frame lines, and reads NDJSON events back; `{"cmd":"stats"}`
-/// asks for the server's counters.
+/// network states of every session whose prediction is due catch up together, one GEMM a
+/// layer over all of them (`StreamState.catchUp(together:)`), so each weight read serves them
+/// all; then each makes its prediction (`Session.predictionDue`). A stream with several people
+/// (`"people": N` in its header, or `Configuration.people`) runs a `PeopleSession`, whose
+/// sessions predict in-line: such streams are few (a gym mirror, a class). Protocol: the
+/// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
+/// `{"cmd":"stats"}` asks for the server's counters.
 ///
 /// Under pressure: of each connection's unprocessed frames only the newest 15 (half a second)
 /// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error`
@@ -85,15 +84,11 @@ public final class Daemon {
   /// connection to find the few with something to do.
   private var dueQueue: [Connection] = []
   private var flushQueue: [Connection] = []
+  /// The due predictions being made, and their network states, reused round to round.
+  private var dueRound: [Connection] = []
+  private var dueStates: [StreamState] = []
   /// When idle connections were last looked for.
   private var lastIdleCheck = 0.0
-  /// The round's due predictions: their sessions, windows (B, T, F) and probabilities (B, K),
-  /// reused from round to round (grown, never shrunk).
-  private var due: [Connection] = []
-  private var dueStates: [SlidingWindowState] = []
-  private var windows: [Float] = []
-  private var probabilities: [Float] = []
-
   struct Stats {
     var connectionsTotal = 0
     var frames = 0
@@ -127,8 +122,8 @@ public final class Daemon {
     var roundStarted = 0.0
     while !SignalFlags.terminate {
       if SignalFlags.takeReload() { reloadExercises() }
-      // Rounds are spaced by the number of connections, so each gathers more frames (and
-      // more due predictions to batch) instead of paying a poll over every socket for a few.
+      // Rounds are spaced by the number of connections, so each gathers more frames (and more
+      // due predictions to make together) instead of paying a poll over every socket for a few.
       let wait = roundStarted + roundSpacing(connections: connections.count) - uptime()
       if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       roundStarted = uptime()
@@ -167,63 +162,34 @@ public final class Daemon {
   }
 
   /// The shortest time between the starts of two poll rounds: 4 µs per connection, at most
-  /// 2 ms. Each round has a fixed cost (a wait, a batch of predictions, a write per connection
-  /// with events), and frames gathered over 2 ms share it: more due windows go through the
-  /// network in one batch, and a connection's lines come in one read. 2 ms adds at most that
-  /// to a frame's latency (a fifteenth of a frame's interval at 30 fps), and a server with a
-  /// few connections still wakes for each frame.
+  /// 2 ms. Each round has a fixed cost (a wait, the weights brought into cache for its
+  /// predictions, a write per connection with events), and frames gathered over 2 ms share it:
+  /// more due predictions share the weights, and a connection's lines come in one read. 2 ms
+  /// adds at most that to a frame's latency (a fifteenth of a frame's interval at 30 fps), and
+  /// a server with a few connections still wakes for each frame.
   func roundSpacing(connections: Int) -> Double { min(0.002, Double(connections) * 4e-6) }
 
   private func uptime() -> Double { ProcessInfo.processInfo.systemUptime }
 
-  /// Makes every due prediction in batches: the windows of all sessions waiting for one go
-  /// through the network together; resuming a session may make another due (frames held
-  /// meanwhile), so this repeats until none is.
+  /// Makes every due prediction: the network states of all sessions with one due catch up
+  /// together, sharing each weight read, then each session makes its prediction and goes on
+  /// with the ticks it held, which may make another due (another pass).
   private func predictDue() {
-    let classifier = runtime.classifier
-    let frameFloats = classifier.config.window * classifier.config.inputFeatures
-    let classes = classifier.config.classes
     while !dueQueue.isEmpty {
-      due.removeAll(keepingCapacity: true)
+      swap(&dueQueue, &dueRound)
       dueStates.removeAll(keepingCapacity: true)
-      for connection in dueQueue {
+      for connection in dueRound where isOpen(connection) {
+        if let state = connection.dueStreamState { dueStates.append(state) }
+      }
+      StreamState.catchUp(together: dueStates)
+      for connection in dueRound {
         connection.queuedForPrediction = false
-        // A connection closed meanwhile made its prediction alone, in `finish`.
-        guard connection.session?.predictionDue == true, isOpen(connection) else { continue }
-        due.append(connection)
-        dueStates.append(connection.slidingState)
+        // A connection closed meanwhile made its predictions in `finish`.
+        guard isOpen(connection) else { continue }
+        connection.makeDuePrediction()
+        queueIfDue(connection)
       }
-      dueQueue.removeAll(keepingCapacity: true)
-      guard !due.isEmpty else { return }
-      if windows.count < due.count * frameFloats {
-        windows = [Float](repeating: 0, count: 2 * due.count * frameFloats)
-        probabilities = [Float](repeating: 0, count: 2 * due.count * classes)
-      }
-      windows.withUnsafeMutableBufferPointer { windows in
-        for (index, connection) in due.enumerated() {
-          connection.session!.copyWindow(
-            into: UnsafeMutableBufferPointer(
-              rebasing: windows[index * frameFloats..<(index + 1) * frameFloats]))
-        }
-      }
-      windows.withUnsafeBufferPointer { windows in
-        probabilities.withUnsafeMutableBufferPointer {
-          classifier.predict(
-            windows: UnsafeBufferPointer(rebasing: windows[0..<due.count * frameFloats]),
-            count: due.count,
-            into: UnsafeMutableBufferPointer(rebasing: $0[0..<due.count * classes]),
-            states: dueStates)
-        }
-      }
-      probabilities.withUnsafeBufferPointer { probabilities in
-        for (index, connection) in due.enumerated() {
-          connection.session!.resume(
-            with: UnsafeBufferPointer(
-              rebasing: probabilities[index * classes..<(index + 1) * classes])
-          ) { connection.send($0) }
-          queueIfDue(connection)
-        }
-      }
+      dueRound.removeAll(keepingCapacity: true)
     }
   }
 
@@ -317,8 +283,6 @@ public final class Daemon {
   }
 
   // MARK: what connections ask of the server
-
-  var classifier: Classifier { runtime.classifier }
 
   /// The runtime a new stream's sessions come from: the server's, or with `goals` in place of
   /// its goals when the stream's header names its own.
