@@ -44,8 +44,8 @@ public final class Session {
   public private(set) var badLines = 0
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   private var positionsAreLost = false
-  /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`, and the
-  /// ticks that arrived after it, held until it is made.
+  /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
+  /// and the ticks that arrived after it, held until it is made.
   private let batchesPredictions: Bool
   private var pendingPrediction: Double?
   private var heldTicks: FixedRing<(t: Double, pose: Pose)>
