@@ -6,7 +6,8 @@
 # Rep counting with the exercise given (spotter count's engines alone) and through the whole
 # runtime (the classifier chooses; reps summed), and clip labels. Clip labels of the shipped
 # model are only fair on data it did not train on: with fold models in .build/folds (make
-# folds), each clip is also scored by the model that left its fold out.
+# folds), each clip is also scored by the model that left its fold out. Ends with one table of
+# the headline figures.
 #   Benchmarks/eval/real.sh [SPOTTER] [DATA]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,18 +21,36 @@ if [ ! -f "$COUNTIX" ] || [ ! -f "$PENN" ]; then
 fi
 section() { printf '\n== %s\n' "$1"; }
 
+# keep ROW COLUMN < output: passes the output on, and keeps its headline figure for the summary
+# (the `all` row of a rep table as MAE / within one, or the clip accuracy).
+rows=()
+declare -A cells
+keep() {
+  local output value known=false
+  output=$(cat)
+  printf '%s\n' "$output"
+  value=$(printf '%s\n' "$output" |
+    awk '$1 == "all" && NF == 4 { v = $3 " / " $4 } /^Clips:/ { v = $5 } END { print v }')
+  for row in "${rows[@]}"; do [ "$row" = "$1" ] && known=true; done
+  $known || rows+=("$1")
+  cells["$1|$2"]=$value
+}
+
 for half in tune holdout; do
   section "Countix $half half: reps, exercise given (spotter count)"
-  "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only
+  keep "reps, exercise given" "$half" < <("$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only)
   section "Countix $half half: reps, exercise given, poses shaken as by a noisier detector (--shake 0.02)"
-  "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only --shake 0.02 | tail -1
+  keep "reps, exercise given, shaken 0.02" "$half" < <(
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only --shake 0.02 | tail -1)
   section "Countix $half half: reps through the whole runtime, shipped model (it trains on all of Countix)"
-  "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts | sed -n '/Reps the runtime/,$p'
+  keep "reps, whole runtime, shipped model" "$half" < <(
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts | sed -n '/Reps the runtime/,$p')
   section "Countix $half half: clip labels, shipped model (it trains on all of Countix)"
-  "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" | head -1
+  keep "clip labels, shipped model" "$half" < <(
+    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" | head -1)
 done
 section "Penn Action: clip labels, shipped model (it trains on all of Penn Action)"
-"$SPOTTER" eval --annotations "$PENN" | head -1
+keep "clip labels, shipped model" penn < <("$SPOTTER" eval --annotations "$PENN" | head -1)
 
 folds=(.build/folds/fold-*.spotter)
 if [ -f "${folds[0]}" ]; then
@@ -39,15 +58,24 @@ if [ -f "${folds[0]}" ]; then
   for model in "${folds[@]}"; do fold_weights+=(--fold-weights "$model"); done
   for half in tune holdout; do
     section "Countix $half half: reps through the whole runtime, fold models (${#folds[@]}: each video by the model that left it out)"
-    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
-      sed -n '/Reps the runtime/,$p'
+    keep "reps, whole runtime, fold models" "$half" < <(
+      "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
+        sed -n '/Reps the runtime/,$p')
     section "Countix $half half: clip labels, fold models"
-    "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}" |
-      sed '/^Rep counting/,$d'  # the reps, exercise given, are above
+    keep "clip labels, fold models" "$half" < <(
+      "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}" |
+        sed '/^Rep counting/,$d')  # the reps, exercise given, are above
   done
   section "Penn Action: clip labels, fold models"
-  "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}"
+  keep "clip labels, fold models" penn < <("$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}")
 else
   echo
   echo "(No fold models in .build/folds: 'make folds' trains them for cross-validated clip labels.)"
 fi
+
+section "Summary: reps as relative MAE / share within one rep; clip labels as clip accuracy"
+printf '%-38s %-16s %-16s %s\n' "" "Countix tune" "Countix holdout" "Penn Action"
+for row in "${rows[@]}"; do
+  printf '%-38s %-16s %-16s %s\n' "$row" "${cells["$row|tune"]:-—}" "${cells["$row|holdout"]:-—}" \
+    "${cells["$row|penn"]:-—}"
+done
