@@ -110,7 +110,7 @@ let package = Package(
       name: "TrainingDataTests", dependencies: ["ActionModel", "TrainingData", "TestSupport"]),
     .testTarget(
       name: "EvaluationTests",
-      dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter"]),
+      dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter", "TestSupport"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
       name: "SpeechTests",

@@ -1,24 +1,31 @@
 import ActionModel
 import Poses
 import RepCounting
+import Spotter
 
 /// One annotated clip scored: what the classifier and the rep engine make of it.
 public enum ClipScoring {
-  /// The classifier's probabilities over a clip, as a stream that starts at the clip's first
-  /// frame sees it: a window every `stride` frames, zero-padded before the clip began (so a
-  /// clip shorter than the window is classified padded, as the runtime would).
+  /// The classifier's probabilities over a clip, as a session that starts at the clip's first
+  /// frame sees it: a window every `stride` frames, zero-padded before the clip began, and
+  /// only the windows in which at least `presenceFraction` of the frames show a person (the
+  /// session classifies no others). A clip too short or too empty for any such window is
+  /// scored by its last window, padded, so that every clip gets a label.
   ///
   /// - Returns: each window's probabilities, and their mean (the clip's scores).
   public static func classify(
     _ recording: ResampledRecording, from start: Double?, to end: Double?,
-    classifier: Classifier, stride: Int = 10
+    classifier: Classifier, stride: Int = 10,
+    presenceFraction: Float = SessionOptions().presenceFraction
   ) -> (windows: [[Float]], mean: [Float]) {
     let ticks = recording.slice(from: start, to: end)
     let stream = FeatureStream(classifier: classifier)
+    let needed = presenceFraction * Float(classifier.config.window)
     var windows: [[Float]] = []
     for (index, tick) in ticks.enumerated() {
       stream.push(tick.pose)
-      if (index + 1) % stride == 0 || index == ticks.count - 1 {
+      let last = index == ticks.count - 1
+      guard (index + 1) % stride == 0 || last else { continue }
+      if Float(stream.framesWithAPerson) >= needed || (last && windows.isEmpty) {
         windows.append(stream.probabilities())
       }
     }

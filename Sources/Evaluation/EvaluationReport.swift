@@ -13,6 +13,8 @@ public struct EvaluationReport: Sendable {
   public private(set) var reps: [RepScore] = []
   /// Clips whose label the model does not know (skipped for accuracy).
   public private(set) var unknownLabels: [String: Int] = [:]
+  /// Clips given the wrong label, in the order added: where to look first.
+  public private(set) var mislabelled: [MislabelledClip] = []
 
   public init(labels: [String]) {
     self.labels = labels
@@ -20,12 +22,22 @@ public struct EvaluationReport: Sendable {
   }
 
   /// Adds one clip's classification: its window predictions (argmax each) and its scores.
-  public mutating func addClip(truth: String, windows: [[Float]], scores: [Float]) {
+  /// `clip` names it (file and start) in the list of mislabelled clips.
+  public mutating func addClip(
+    _ clip: String = "", truth: String, windows: [[Float]], scores: [Float]
+  ) {
     guard let row = labels.firstIndex(of: truth) else {
       unknownLabels[truth, default: 0] += 1
       return
     }
-    confusion[row][scores.indexOfLargest!] += 1
+    let predicted = scores.indexOfLargest!
+    confusion[row][predicted] += 1
+    if predicted != row {
+      mislabelled.append(
+        MislabelledClip(
+          clip: clip, truth: truth, predicted: labels[predicted],
+          probability: Double(scores[predicted]), truthProbability: Double(scores[row])))
+    }
     for window in windows {
       windowsTotal += 1
       if window.indexOfLargest == row { windowsCorrect += 1 }
@@ -57,4 +69,13 @@ public struct EvaluationReport: Sendable {
 
   /// Rep-count error per label (all labels when nil); see `RepScore.error`.
   public func repError(for label: String? = nil) -> RepError? { reps.error(for: label) }
+}
+
+/// A clip the classifier got wrong: its label, the one chosen, and both mean probabilities.
+public struct MislabelledClip: Sendable, Equatable {
+  public let clip: String
+  public let truth: String
+  public let predicted: String
+  public let probability: Double
+  public let truthProbability: Double
 }

@@ -1,6 +1,8 @@
+import ActionModel
 import Poses
 import RepCounting
 import Spotter
+import TestSupport
 import Testing
 
 @testable import Evaluation
@@ -15,7 +17,7 @@ import Testing
     // Clip 1, squat: windows squat, squat, lunge → mean says squat.
     report.addClip(truth: "squat", windows: [squat, squat, lunge], scores: [0.6, 0.3, 0.1])
     // Clip 2, squat: windows lunge, lunge → lunge.
-    report.addClip(truth: "squat", windows: [lunge, lunge], scores: [0.2, 0.7, 0.1])
+    report.addClip("b.jsonl", truth: "squat", windows: [lunge, lunge], scores: [0.2, 0.7, 0.1])
     // Clip 3, lunge: right.
     report.addClip(truth: "lunge", windows: [lunge], scores: [0.2, 0.7, 0.1])
     // Clip 4, other: right.
@@ -32,6 +34,12 @@ import Testing
     #expect(report.precision(1) == 0.5)
     #expect(report.recall(1) == 1)
     #expect(report.unknownLabels == ["burpee": 1])
+    #expect(
+      report.mislabelled.map { [$0.clip, $0.truth, $0.predicted] } == [
+        ["b.jsonl", "squat", "lunge"]
+      ])
+    #expect(abs(report.mislabelled[0].probability - 0.7) < 1e-6)
+    #expect(abs(report.mislabelled[0].truthProbability - 0.2) < 1e-6)
 
     report.addReps(RepScore(file: "a", label: "squat", truth: 10, counted: 10))
     report.addReps(RepScore(file: "b", label: "squat", truth: 12, counted: 9))  // |9 − 12| / 12
@@ -45,6 +53,40 @@ import Testing
     let all = report.repError()!
     #expect(all.clips == 4 && abs(all.mae - 0.5 / 3) < 1e-12 && all.withinOne == 0.75)
     #expect(report.reps.worst(2).map(\.file) == ["b", "c"])
+  }
+}
+
+@Suite struct ClipScoringTests {
+  /// A clip scored as a session classifies it: only windows in which at least 60% of the
+  /// frames show a person, each equal to a stream's probabilities at that frame; a clip with
+  /// no such window is scored by its last one.
+  @Test func clipsAreScoredByTheWindowsASessionClassifies() {
+    let classifier = Fixtures.randomClassifier(.tiny(classes: 3), seed: 5)
+    // 20 frames of a person, 40 of nobody, 100 of a person again: 30 fps.
+    let shown = (0..<160).map { $0 < 20 || $0 >= 60 }
+    let ticks = shown.enumerated().map { index, person in
+      let t = Double(index) / 30
+      return (t: t, pose: person ? Fixtures.squatter(at: t) : .nobody)
+    }
+    let recording = ResampledRecording(ticks: ticks)
+    let (windows, _) = ClipScoring.classify(
+      recording, from: nil, to: nil, classifier: classifier, stride: 10)
+    // Expected: the windows ending at frames 9, 19, …, 159 with at least 36 of their last 60
+    // frames showing a person, from a stream of the same frames.
+    let stream = FeatureStream(classifier: classifier)
+    var expected: [[Float]] = []
+    for (index, tick) in ticks.enumerated() {
+      stream.push(tick.pose)
+      let inWindow = shown[max(0, index - 59)...index].filter { $0 }.count
+      if (index + 1) % 10 == 0 && inWindow >= 36 { expected.append(stream.probabilities()) }
+    }
+    #expect(expected.count == 7)  // ending at frames 99 (40 shown), 109, …, 159
+    #expect(windows == expected)
+
+    let short = ResampledRecording(ticks: Array(ticks.prefix(25)))
+    let (one, mean) = ClipScoring.classify(
+      short, from: nil, to: nil, classifier: classifier, stride: 10)
+    #expect(one.count == 1 && one[0] == mean)
   }
 }
 

@@ -37,7 +37,10 @@ enum EvalCommand {
         "split", "HALF",
         "all, tune or holdout: a fixed half of the files, by name (alternating within each label).",
         default: "all"),
-      .value("worst", "N", "List the N clips whose count is furthest off.", default: "0"),
+      .value(
+        "worst", "N",
+        "List the N clips whose count is furthest off, and the N labelled most confidently wrong.",
+        default: "0"),
       .value(
         "shake", "D",
         "Move every joint by seeded Gaussian noise of D times the person's box, keeping the "
@@ -56,8 +59,9 @@ enum EvalCommand {
     ],
     discussion: """
       Each annotation is one clip: its frames from start_time to end_time. A clip's label is the
-      label with the highest mean probability over its windows (a window every --stride frames,
-      zero-padded before the clip starts, as a live stream is). Reps are counted with each clip's
+      label with the highest mean probability over its windows: a window every --stride frames,
+      zero-padded before the clip starts, of those a session classifies (at least 60% of the
+      frames show a person), or the clip's last window when none is. Reps are counted with each clip's
       annotated label's default exercise definition (or --exercise), where the annotation gives
       reps: relative error |counted − done| / done, and the share of clips within one rep.
 
@@ -175,7 +179,9 @@ enum EvalCommand {
         let (windows, mean) = ClipScoring.classify(
           recording, from: start, to: end, classifier: classifier, stride: stride)
         if !windows.isEmpty {
-          report.addClip(truth: annotation.label, windows: windows, scores: mean)
+          let clip =
+            annotation.fileName + ((start ?? 0) > 0 ? String(format: " from %.1f s", start!) : "")
+          report.addClip(clip, truth: annotation.label, windows: windows, scores: mean)
         }
       }
       let definition = fixed ?? catalogue.definition(forLabel: annotation.label)

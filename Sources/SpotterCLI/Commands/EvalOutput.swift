@@ -16,6 +16,9 @@ enum EvalOutput {
   static func text(_ report: EvaluationReport, worst: Int) -> String {
     var sections: [String] = []
     if report.clips > 0 { sections.append(classification(report)) }
+    if worst > 0 && !report.mislabelled.isEmpty {
+      sections.append(mislabelled(report.mislabelled, worst))
+    }
     if !report.reps.isEmpty {
       sections.append(repTable("Rep counting", report.reps))
       if worst > 0 { sections.append(worstClips(report.reps, worst)) }
@@ -52,6 +55,23 @@ enum EvalOutput {
     return lines.joined(separator: "\n")
   }
 
+  /// The `count` clips labelled most confidently wrong.
+  static func mislabelled(_ clips: [MislabelledClip], _ count: Int) -> String {
+    let shown = clips.sorted {
+      $0.probability - $0.truthProbability > $1.probability - $1.truthProbability
+    }
+    .prefix(count)
+    var lines = [
+      "Mislabelled, most confident first (\(shown.count) of \(clips.count): clip, truth, predicted):"
+    ]
+    for clip in shown {
+      lines.append(
+        "  \(clip.clip)  \(clip.truth) \(String(format: "%.2f", clip.truthProbability))  "
+          + "\(clip.predicted) \(String(format: "%.2f", clip.probability))")
+    }
+    return lines.joined(separator: "\n")
+  }
+
   /// A rep-count table: per label and all, clips, MAE and the share within one rep.
   static func repTable(_ title: String, _ scores: [RepScore]) -> String {
     var lines = [padded(title, 22) + "clips   MAE     within one rep"]
@@ -82,6 +102,12 @@ enum EvalOutput {
       object["window_accuracy"] = report.windowAccuracy
       object["labels"] = report.labels
       object["confusion"] = report.confusion
+      object["mislabelled"] = report.mislabelled.map {
+        [
+          "clip": $0.clip, "truth": $0.truth, "predicted": $0.predicted,
+          "probability": $0.probability, "truth_probability": $0.truthProbability,
+        ] as [String: Any]
+      }
       object["per_class"] = Dictionary(
         uniqueKeysWithValues: report.labels.enumerated().map { k, label in
           (
