@@ -74,6 +74,8 @@ public final class Daemon {
   private var runtime: Runtime
   private var listeners: [FileDescriptor] = []
   private var connections: [FileDescriptor: Connection] = [:]
+  /// What connections use only while each handles its lines, shared.
+  private let scratch = Connection.Scratch()
   /// Made by `listen()`.
   private var poller: Poller!
   private var stats = Stats()
@@ -257,7 +259,7 @@ public final class Daemon {
       poller.set(descriptor, read: true, write: false, adding: true)
       connections[descriptor] = Connection(
         descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
-        maxLine: configuration.maxLineBytes, daemon: self)
+        maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch)
     }
   }
 
