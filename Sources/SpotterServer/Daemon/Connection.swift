@@ -26,7 +26,10 @@ final class Connection {
   /// The waiting lines and the decoded frame, shared with the daemon's other connections.
   private let scratch: Scratch
   /// Events not yet written: appended as they come, written once a round (`flush`).
-  private(set) var output: [UInt8] = []
+  private var output: [UInt8] = []
+  /// Whether `output` holds bytes, kept beside the flags the daemon reads each round: asking
+  /// the array would touch its buffer, cold in a connection with nothing to send.
+  private(set) var hasOutput = false
   /// Queued with the daemon: for the round's batch of predictions, and for a write at the end
   /// of the round.
   var queuedForPrediction = false
@@ -298,6 +301,7 @@ final class Connection {
     }
     event.appendJSON(person: person, to: &output)
     output.append(0x0A)
+    hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
 
@@ -329,11 +333,14 @@ final class Connection {
     }
     output.append(contentsOf: line.utf8)
     output.append(0x0A)
+    hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
 
   /// Writes what the socket takes now; the rest waits for the next POLLOUT.
   func flush() {
+    guard hasOutput else { return }
+    defer { hasOutput = !output.isEmpty }
     do {
       while !output.isEmpty && !closed {
         let written = try output.withUnsafeBytes { try descriptor.write($0) }

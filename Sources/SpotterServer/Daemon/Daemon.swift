@@ -218,7 +218,7 @@ public final class Daemon {
   /// Tells the poller what the connection waits for, when that changed: lines until its input
   /// ended, and room to write while events wait.
   private func updateInterest(_ connection: Connection) {
-    let interest = (read: !connection.inputEnded, write: !connection.output.isEmpty)
+    let interest = (read: !connection.inputEnded, write: connection.hasOutput)
     guard interest != connection.interest else { return }
     connection.interest = interest
     poller.set(connection.descriptor, read: interest.read, write: interest.write, adding: false)
@@ -237,7 +237,7 @@ public final class Daemon {
       connection.finish()
       connection.flush()
     }
-    if connection.closed || (connection.inputEnded && connection.output.isEmpty) {
+    if connection.closed || (connection.inputEnded && !connection.hasOutput) {
       close(connection)
     } else {
       updateInterest(connection)
