@@ -27,6 +27,10 @@ public struct FrameBoxCorrector: Sendable {
   /// Whether the stream has been recognised as normalised frame by frame.
   public private(set) var isCorrecting = false
   private var boxLike = FixedRing(capacity: 30, repeating: (box: false, edge: false))
+  /// Of the frames in `boxLike`, those that are box-like and those that touch the edge: kept
+  /// as frames come and go, since most streams are never recognised and look every frame.
+  private var boxes = 0
+  private var edges = 0
   private var logAspects = RunningMedian(capacity: 30)
   /// The last fitted length of an x unit in y units.
   private var aspect: Float?
@@ -61,13 +65,10 @@ public struct FrameBoxCorrector: Sendable {
     let box = inside && maxX - minX >= 0.6 && maxY - minY >= 0.6
     let edge =
       box && (minX <= 0.002 || minY <= 0.002 || maxX >= 0.998 || maxY >= 0.998)
-    boxLike.append((box, edge))
+    let gone = boxLike.append((box, edge))
+    boxes += (box ? 1 : 0) - (gone?.box == true ? 1 : 0)
+    edges += (edge ? 1 : 0) - (gone?.edge == true ? 1 : 0)
     guard boxLike.isFull else { return }
-    var (boxes, edges) = (0, 0)
-    for frame in boxLike {
-      if frame.box { boxes += 1 }
-      if frame.edge { edges += 1 }
-    }
     isCorrecting = boxes >= 27 && edges >= 15
   }
 

@@ -9,11 +9,11 @@ import Foundation
 /// Rounding is exact, to nearest with ties to even, as glibc does: a scaled value's two
 /// nearest integers are told apart by comparing the value with their midpoint exactly (the
 /// product's rounding error recovered with a fused multiply-add), never by a rounded product.
-/// Values whose scaled form is not exact in this way (beyond about 1e25 or below 1e-19, and
-/// times past 1e12 s) are written by the C library's `vsnprintf` into a stack buffer. Such
-/// values are common, not rare: a confident network gives the other labels probabilities
-/// like 1e-30, so they skip Foundation's `String(format:)`, which cost a prediction event
-/// more than all its other numbers together.
+/// Below 1e-19 (where 10^k is no longer exact in a Double) `%.4g` scales the value's integer
+/// significand by 5^k in 128 bits instead, exact too: a confident network gives the other
+/// labels probabilities like 1e-30, a dozen in every prediction event. What fits neither way
+/// (beyond 1e25, below about 1e-29 unless the significand is short, as a Float's is, and times
+/// past 1e12 s) is written by the C library's `vsnprintf` into a stack buffer.
 enum DecimalText {
   /// `%.3f`: `1.500`, `-0.000`, `12.062`.
   static func appendFixed3(_ value: Double, to bytes: inout [UInt8]) {
@@ -32,21 +32,13 @@ enum DecimalText {
   /// 1e-4 ..< 1e4.
   static func appendGeneral4(_ value: Double, to bytes: inout [UInt8]) {
     let magnitude = value.magnitude
-    guard value.isFinite, magnitude != 0, magnitude >= 1e-19, magnitude < 1e25 else {
+    guard value.isFinite, magnitude != 0, magnitude < 1e25,
+      let (digits, exponent) = fourDigits(magnitude)
+    else {
       appendPrintf("%.4g", value, to: &bytes)
       return
     }
     if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
-    // The decimal exponent X of the value rounded to 4 digits: 1000 ≤ digits ≤ 9999.
-    var exponent = Int(log10(magnitude).rounded(.down))
-    var digits = roundedScaled(magnitude, exponent: 3 - exponent)
-    if digits >= 10_000 {
-      exponent += 1
-      digits = roundedScaled(magnitude, exponent: 3 - exponent)
-    } else if digits < 1000 {
-      exponent -= 1
-      digits = roundedScaled(magnitude, exponent: 3 - exponent)
-    }
     if exponent >= -4 && exponent < 4 {
       // Style f with 3 − X decimals, trailing zeros (and a bare point) dropped.
       var decimals = 3 - exponent
@@ -80,6 +72,71 @@ enum DecimalText {
       appendDigits(exponent.magnitude, count: exponent.magnitude < 100 ? 2 : 3, to: &bytes)
     }
   }
+
+  /// `magnitude` (positive, below 1e25) rounded to four significant digits, 1000 ≤ digits ≤
+  /// 9999, with X, its decimal exponent; nil where it cannot be scaled exactly.
+  private static func fourDigits(_ magnitude: Double) -> (digits: Int, exponent: Int)? {
+    var exponent = Int(log10(magnitude).rounded(.down))
+    guard var digits = scaledExactly(magnitude, exponent: 3 - exponent) else { return nil }
+    // log10 may be a hair off at a power of ten, and rounding may carry to a fifth digit.
+    if digits >= 10_000 || digits < 1000 {
+      exponent += digits >= 10_000 ? 1 : -1
+      guard let again = scaledExactly(magnitude, exponent: 3 - exponent) else { return nil }
+      digits = again
+    }
+    return (digits, exponent)
+  }
+
+  /// `roundedScaled` for any `exponent` from −22 up: past 22 through the value's integer
+  /// significand, `value · 10^k = m · 5^k · 2^(e + k)`, with `m · 5^k` exact in 128 bits, then
+  /// shifted right with ties to even. Nil when the product needs more than 128 bits (a
+  /// Double's 53-bit significand fits down to about 1e-29, a Float's 24 bits to about 1e-41)
+  /// or the result is not a small integer.
+  static func scaledExactly(_ value: Double, exponent k: Int) -> Int? {
+    if k <= 22 { return roundedScaled(value, exponent: k) }
+    guard k < powersOfFive.count, value > 0, value.isFinite else { return nil }
+    var m = value.significandBitPattern | (value.isNormal ? 1 << 52 : 0)
+    var e = value.isNormal ? Int(value.exponent) - 52 : -1074
+    let zeros = m.trailingZeroBitCount
+    m >>= zeros
+    e += zeros
+    // (high, low) = m · 5^k, in two 64-bit words.
+    let five = powersOfFive[k]
+    let low = m.multipliedFullWidth(by: five.low)
+    let high = m.multipliedFullWidth(by: five.high)
+    let (middle, carry) = high.low.addingReportingOverflow(low.high)
+    guard high.high == 0, !carry else { return nil }
+    let shift = -(e + k)
+    guard shift > 0, shift < 128 else { return nil }
+    // The integer part, the bits shifted out, and half of one unit of the integer part.
+    let (integer, rest, half): (UInt64, (UInt64, UInt64), (UInt64, UInt64))
+    if shift < 64 {
+      guard middle >> shift == 0 else { return nil }
+      integer = middle << (64 - shift) | low.low >> shift
+      rest = (0, low.low & (1 << shift &- 1))
+      half = (0, 1 << (shift - 1))
+    } else {
+      integer = middle >> (shift - 64)
+      rest = (shift == 64 ? 0 : middle & (1 << (shift - 64) &- 1), low.low)
+      half = shift == 64 ? (0, 1 << 63) : (1 << (shift - 65), 0)
+    }
+    guard integer < 1 << 52 else { return nil }
+    let result = Int(integer)
+    if rest > half { return result + 1 }
+    if rest < half { return result }
+    return result % 2 == 0 ? result : result + 1
+  }
+
+  /// 5^k as two 64-bit words, for k up to 55 (the last that fits in 128 bits).
+  private static let powersOfFive: [(high: UInt64, low: UInt64)] = {
+    var powers: [(high: UInt64, low: UInt64)] = [(0, 1)]
+    for _ in 1...55 {
+      let (high, low) = powers.last!
+      let lowProduct = low.multipliedFullWidth(by: 5)
+      powers.append((high * 5 + lowProduct.high, lowProduct.low))
+    }
+    return powers
+  }()
 
   /// `value` as C's `printf` writes it with `format` (one double conversion), through a stack
   /// buffer: 64 bytes hold any `%.3f` below 1e40 and any `%.4g`; a longer result (a huge

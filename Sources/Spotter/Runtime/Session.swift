@@ -29,6 +29,9 @@ public final class Session {
   /// twice for the same exercise (a stretch another exercise's engine saw, when the classifier
   /// was wrong at first, is replayed).
   private var countedUntil: [String: Double] = [:]
+  /// The last tick the engine under way was given, written to `countedUntil` when its
+  /// exercise ends: a plain store each tick instead of a dictionary's hashing of the label.
+  private var activeCountedUntil: Double?
   private var counters: [String: RepCounter] = [:]
   /// Half the classifier's window, in seconds: how far a prediction lags the change it shows.
   private let halfWindow: Double
@@ -64,6 +67,7 @@ public final class Session {
     let capacity = max(1, Int(runtime.options.historySeconds * classifier.metadata.fps))
     history = FixedRing(capacity: capacity, repeating: (0, .nobody))
     backfill.reserveCapacity(16)
+    countedUntil.reserveCapacity(classifier.labels.count)
     halfWindow = Double(classifier.config.window) / classifier.metadata.fps / 2
     // One engine per label, made now: starting an exercise mid-stream allocates nothing.
     for label in classifier.labels {
@@ -167,7 +171,7 @@ public final class Session {
     history.append((t, pose))
     if let counter {
       counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
-      countedUntil[activeLabel!] = t
+      activeCountedUntil = t
       checkGoal(at: t, emit: emit)
     }
     guard ticks % runtime.options.stride == 0 else { return }
@@ -207,7 +211,7 @@ public final class Session {
         .prediction(
           t: t, label: labels[best], confidence: Double(confidence),
           lowConfidence: confidence < options.lowConfidence,
-          probabilities: zip(labels, probabilities.map(Double.init)).map { ($0, $1) }))
+          probabilities: labels.indices.map { (labels[$0], Double(probabilities[$0])) }))
     }
     smooth(label: best, confidence: confidence, at: t, emit: emit)
   }
@@ -280,6 +284,8 @@ public final class Session {
   /// half a window before; but not before the last rep was done.
   private func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
     guard let label = activeLabel else { return }
+    if let counted = activeCountedUntil { countedUntil[label] = counted }
+    activeCountedUntil = nil
     let t = byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t
     lastEnd = t
     let reps = counter?.count ?? 0

@@ -13,7 +13,9 @@ import Spotter
 final class Connection {
   let descriptor: FileDescriptor
   let name: String
-  unowned let daemon: Daemon
+  /// Unchecked: the daemon owns its connections and outlives them, and a checked `unowned`
+  /// reference pays a reference count on every use, several times a frame.
+  unowned(unsafe) let daemon: Daemon
   var lastActivity: Double
   /// The client closed its side: no more lines will come; the events still go out.
   private(set) var inputEnded = false
@@ -21,11 +23,13 @@ final class Connection {
   var closed = false
   /// Received bytes, split into lines (a line over the limit comes out as too long).
   private let lines: LineSplitter
-  /// The whole lines received and not yet handled, with their numbers and kinds; they point
-  /// into `lines` until it is released.
-  private var waiting: [(line: LineSplitter.Line, number: Int, kind: LineKind)] = []
+  /// The waiting lines and the decoded frame, shared with the daemon's other connections.
+  private let scratch: Scratch
   /// Events not yet written: appended as they come, written once a round (`flush`).
-  private(set) var output: [UInt8] = []
+  private var output: [UInt8] = []
+  /// Whether `output` holds bytes, kept beside the flags the daemon reads each round: asking
+  /// the array would touch its buffer, cold in a connection with nothing to send.
+  private(set) var hasOutput = false
   /// Queued with the daemon: for the round's batch of predictions, and for a write at the end
   /// of the round.
   var queuedForPrediction = false
@@ -40,7 +44,6 @@ final class Connection {
   /// The header came: frames go to `session` or `people`.
   var isOpen: Bool { session != nil || people != nil }
   private var decoder: PoseLineDecoder?
-  private var frame = PeopleFrame()
   private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
   /// The session's sets and reps for the history, from the events sent; in a stream of
   /// several people, a record each (`personRecorders`), stored when their summary is sent.
@@ -49,14 +52,29 @@ final class Connection {
   /// Who the header says the stream is (its `person` or `client`), for the history.
   private var streamPerson: String?
 
-  init(descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon) {
+  init(
+    descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
+    scratch: Scratch
+  ) {
     self.descriptor = descriptor
     self.name = name
     self.daemon = daemon
+    self.scratch = scratch
     lastActivity = now
     lines = LineSplitter(maxLineLength: maxLine)
-    waiting.reserveCapacity(64)
     output.reserveCapacity(4096)
+  }
+
+  /// What a connection holds only while it handles what it read: the whole lines not yet
+  /// handled (with their numbers and kinds, pointing into its `lines` until released), and
+  /// the frame decoded from one. Connections are served one at a time, and each handles all
+  /// it read before the next is served, so the daemon's connections share one: buffers that
+  /// stay in cache, not a cold pair for every connection and frame.
+  final class Scratch {
+    var waiting: [(line: LineSplitter.Line, number: Int, kind: LineKind)] = []
+    var frame = PeopleFrame()
+
+    init() { waiting.reserveCapacity(64) }
   }
 
   /// Reads what the socket has, up to four reads a round, so one fast sender cannot hold the
@@ -101,7 +119,7 @@ final class Connection {
     while let line = lines.next() {
       let kind: LineKind
       if case .text(let text) = line { kind = LineKind(text) } else { kind = .other }
-      waiting.append((line, lines.lineNumber, kind))
+      scratch.waiting.append((line, lines.lineNumber, kind))
     }
   }
 
@@ -112,16 +130,16 @@ final class Connection {
   /// and dropped: the newest poses win, so a server that fell behind catches up instead of
   /// queueing without bound. A server that keeps up drops nothing, however fast a client sends.
   func processPending() {
-    guard !waiting.isEmpty else { return }
+    guard !scratch.waiting.isEmpty else { return }
     var framesSeen = 0
     var keepFrom = Int.max  // the index of the first frame line kept
-    for index in stride(from: waiting.count - 1, through: 0, by: -1)
-    where waiting[index].kind == .frame {
+    for index in stride(from: scratch.waiting.count - 1, through: 0, by: -1)
+    where scratch.waiting[index].kind == .frame {
       framesSeen += 1
       if framesSeen <= Self.backlog { keepFrom = index }
     }
-    for index in waiting.indices {
-      let (line, number, kind) = waiting[index]
+    for index in scratch.waiting.indices {
+      let (line, number, kind) = scratch.waiting[index]
       switch line {
       case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
       case .tooLong(let length):
@@ -135,7 +153,7 @@ final class Connection {
           ))
       }
     }
-    waiting.removeAll(keepingCapacity: true)
+    scratch.waiting.removeAll(keepingCapacity: true)
     lines.release()
   }
 
@@ -157,13 +175,13 @@ final class Connection {
       daemon.countDropped(1)
       return
     }
-    switch decoder!.decode(line, line: number, into: &frame) {  // in place: it keeps state
+    switch decoder!.decode(line, line: number, into: &scratch.frame) {  // in place: it keeps state
     case .frame:
       daemon.countFrame()
       if let session {
-        session.push(frame) { send($0) }
+        session.push(scratch.frame) { send($0) }
       } else {
-        people!.push(frame) { send($1, person: $0) }
+        people!.push(scratch.frame) { send($1, person: $0) }
       }
     case .skipped(let error):
       daemon.countError()
@@ -283,6 +301,7 @@ final class Connection {
     }
     event.appendJSON(person: person, to: &output)
     output.append(0x0A)
+    hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
 
@@ -314,11 +333,14 @@ final class Connection {
     }
     output.append(contentsOf: line.utf8)
     output.append(0x0A)
+    hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
 
   /// Writes what the socket takes now; the rest waits for the next POLLOUT.
   func flush() {
+    guard hasOutput else { return }
+    defer { hasOutput = !output.isEmpty }
     do {
       while !output.isEmpty && !closed {
         let written = try output.withUnsafeBytes { try descriptor.write($0) }
@@ -349,33 +371,41 @@ final class Connection {
         return
       }
       let first = line.firstIndex { $0 != 0x20 && $0 != 0x09 }!
-      let command = Self.contains(line, "\"cmd\"")
-      if command && Self.contains(line, "\"stats\"") {
+      let (command, header) = Self.contains(line, "\"cmd\"", "\"spotter\"")
+      if command && Self.contains(line, "\"stats\"", "\"stats\"").0 {
         self = .statsCommand
-      } else if line[first] == UInt8(ascii: "{") && !command
-        && !Self.contains(line, "\"spotter\"")
-      {
+      } else if line[first] == UInt8(ascii: "{") && !command && !header {
         self = .frame
       } else {
         self = .other
       }
     }
 
-    private static func contains(_ line: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-      // Each candidate start found with `memchr`: the needles open with a quote, a few of
-      // which a frame line has per joint.
-      let length = text.utf8CodeUnitCount
-      guard let base = line.baseAddress, line.count >= length else { return false }
+    /// Whether the line holds `a`, and `b`, in one walk over its quotes: each candidate start
+    /// found with `memchr` (the needles open with a quote, a few of which a frame line has per
+    /// joint).
+    private static func contains(
+      _ line: UnsafeBufferPointer<UInt8>, _ a: StaticString, _ b: StaticString
+    ) -> (Bool, Bool) {
+      guard let base = line.baseAddress else { return (false, false) }
+      var found = (false, false)
       var offset = 0
-      while offset <= line.count - length,
-        let found = memchr(
-          base + offset, Int32(text.utf8Start[0]), line.count - length + 1 - offset)
+      while !(found.0 && found.1), offset < line.count,
+        let quote = memchr(base + offset, Int32(UInt8(ascii: "\"")), line.count - offset)
       {
-        let start = base + offset + (UnsafeRawPointer(found) - UnsafeRawPointer(base + offset))
-        if memcmp(start, text.utf8Start, length) == 0 { return true }
+        let start = UnsafePointer(quote.assumingMemoryBound(to: UInt8.self))
+        let rest = line.count - (start - base)
+        found.0 = found.0 || Self.opens(start, rest, with: a)
+        found.1 = found.1 || Self.opens(start, rest, with: b)
         offset = start - base + 1
       }
-      return false
+      return found
+    }
+
+    private static func opens(_ start: UnsafePointer<UInt8>, _ count: Int, with text: StaticString)
+      -> Bool
+    {
+      count >= text.utf8CodeUnitCount && memcmp(start, text.utf8Start, text.utf8CodeUnitCount) == 0
     }
   }
 }

@@ -74,6 +74,8 @@ public final class Daemon {
   private var runtime: Runtime
   private var listeners: [FileDescriptor] = []
   private var connections: [FileDescriptor: Connection] = [:]
+  /// What connections use only while each handles its lines, shared.
+  private let scratch = Connection.Scratch()
   /// Made by `listen()`.
   private var poller: Poller!
   private var stats = Stats()
@@ -216,7 +218,7 @@ public final class Daemon {
   /// Tells the poller what the connection waits for, when that changed: lines until its input
   /// ended, and room to write while events wait.
   private func updateInterest(_ connection: Connection) {
-    let interest = (read: !connection.inputEnded, write: !connection.output.isEmpty)
+    let interest = (read: !connection.inputEnded, write: connection.hasOutput)
     guard interest != connection.interest else { return }
     connection.interest = interest
     poller.set(connection.descriptor, read: interest.read, write: interest.write, adding: false)
@@ -235,7 +237,7 @@ public final class Daemon {
       connection.finish()
       connection.flush()
     }
-    if connection.closed || (connection.inputEnded && connection.output.isEmpty) {
+    if connection.closed || (connection.inputEnded && !connection.hasOutput) {
       close(connection)
     } else {
       updateInterest(connection)
@@ -257,7 +259,7 @@ public final class Daemon {
       poller.set(descriptor, read: true, write: false, adding: true)
       connections[descriptor] = Connection(
         descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
-        maxLine: configuration.maxLineBytes, daemon: self)
+        maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch)
     }
   }
 
