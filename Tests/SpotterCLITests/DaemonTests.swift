@@ -13,7 +13,9 @@ import Testing
     let socket: String
     let history: String
 
-    init(extra: [String] = []) throws {
+    /// `backlog` 0 keeps every frame, so what a test sees does not depend on how busy the
+    /// machine is (a server that falls behind drops the older frames of its backlog).
+    init(extra: [String] = [], backlog: Int = 0) throws {
       let folder = Fixtures.temporaryFolder("spotter-serve")
       socket = folder + "/s.sock"
       history = folder + "/history.sqlite"
@@ -21,7 +23,7 @@ import Testing
       process.arguments =
         [
           "serve", "--socket", socket, "--history", history, "--weights",
-          repositoryRoot + "/Weights/default.spotter",
+          repositoryRoot + "/Weights/default.spotter", "--backlog", "\(backlog)",
         ] + extra
       process.standardError = FileHandle.nullDevice
       try process.run()
@@ -198,6 +200,26 @@ import Testing
       #expect(client.lines.dropLast() == expected[index].dropLast(), "stream \(index)")
       #expect(
         Self.summary(served) == Self.summary(expected[index].suffix(1).compactMap(Self.object)))
+    }
+    #expect(server.stop() == 0)
+  }
+
+  /// Frames that arrive together beyond the backlog are dropped, oldest first, and counted:
+  /// 300 frames written at once come in far more than 2 at a time. With no backlog (0),
+  /// every one of them is kept.
+  @Test(arguments: [2, 0]) func framesBeyondTheBacklogAreDroppedAndCounted(backlog: Int) throws {
+    let file = try Self.recording("squat", reps: 4, seed: 311)
+    let lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+    let server = try Server(backlog: backlog)
+    let client = try Client(socket: server.socket)
+    client.send(lines.prefix(301).joined(separator: "\n"))  // the header and 300 frames
+    let summary = client.finish().last { $0["type"] as? String == "summary" }
+    let dropped = summary?["dropped_frames"] as? Int
+    if backlog == 0 {
+      #expect(dropped == 0)
+    } else {
+      #expect((dropped ?? 0) > 0 && (dropped ?? 0) < 300, "\(String(describing: summary))")
     }
     #expect(server.stop() == 0)
   }

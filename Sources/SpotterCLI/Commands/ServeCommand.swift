@@ -28,6 +28,11 @@ enum ServeCommand {
         default: "65536"),
       .value("idle", "SECONDS", "Close connections silent for this long.", default: "60"),
       .value(
+        "backlog", "FRAMES",
+        "Frames a connection may have waiting; older ones are dropped, so a server that fell "
+          + "behind catches up with live streams. 0 keeps every frame (recorded streams).",
+        default: "15"),
+      .value(
         "history", "FILE|URL",
         "Workout history each finished session is stored in: an SQLite file, or a "
           + "postgresql:// URL shared by several daemons.",
@@ -59,6 +64,8 @@ enum ServeCommand {
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
+    let backlog = try arguments.int("backlog", range: 0...1_000_000)!
+    configuration.backlog = backlog == 0 ? nil : backlog
     configuration.exercisesFolder = arguments.string("exercises")
     configuration.people = try arguments.int("people", range: 1...64)!
     let notify: @Sendable (Daemon.Notice) -> Void = { Terminal.error("spotter serve: \($0)") }

@@ -123,20 +123,21 @@ final class Connection {
     }
   }
 
-  /// Frames that may wait at once (half a second at 30 fps): beyond them, the older are late.
-  static let backlog = 15
-
-  /// Handles the waiting lines. When more frames wait than `backlog`, the older ones are late
-  /// and dropped: the newest poses win, so a server that fell behind catches up instead of
-  /// queueing without bound. A server that keeps up drops nothing, however fast a client sends.
+  /// Handles the waiting lines. When more frames wait than the daemon's `backlog`, the older
+  /// ones are late and dropped: the newest poses win, so a server that fell behind catches up
+  /// instead of queueing without bound. A server that keeps up drops nothing, however fast a
+  /// client sends.
   func processPending() {
     guard !scratch.waiting.isEmpty else { return }
-    var framesSeen = 0
-    var keepFrom = Int.max  // the index of the first frame line kept
-    for index in stride(from: scratch.waiting.count - 1, through: 0, by: -1)
-    where scratch.waiting[index].kind == .frame {
-      framesSeen += 1
-      if framesSeen <= Self.backlog { keepFrom = index }
+    var keepFrom = 0  // the index of the first frame line kept
+    if let backlog = daemon.configuration.backlog {
+      var framesSeen = 0
+      keepFrom = Int.max
+      for index in stride(from: scratch.waiting.count - 1, through: 0, by: -1)
+      where scratch.waiting[index].kind == .frame {
+        framesSeen += 1
+        if framesSeen <= backlog { keepFrom = index }
+      }
     }
     for index in scratch.waiting.indices {
       let (line, number, kind) = scratch.waiting[index]

@@ -18,8 +18,9 @@ import Spotter
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
 /// `{"cmd":"stats"}` asks for the server's counters.
 ///
-/// Under pressure: of each connection's unprocessed frames only the newest 15 (half a second)
-/// are kept (the rest are counted as dropped); lines longer than `maxLineBytes` get an `error`
+/// Under pressure: of each connection's unprocessed frames only the newest
+/// `Configuration.backlog` (15, half a second) are kept (the rest are counted as dropped);
+/// lines longer than `maxLineBytes` get an `error`
 /// event and are skipped; a client that does not read its events has them dropped once
 /// `maxPendingOutput` waits, so it slows nobody else; idle connections close after
 /// `idleSeconds`. A closed or lost connection's session is summarised and handed to the
@@ -38,6 +39,10 @@ public final class Daemon {
     public var maxLineBytes = 64 * 1024
     /// Seconds without a line before a connection is closed.
     public var idleSeconds = 60.0
+    /// Frames a connection may have waiting when it is served: the older ones are late and
+    /// dropped, so a server that fell behind catches up with live streams. Nil keeps every
+    /// frame (recorded streams, and tests whose results must not depend on the machine's load).
+    public var backlog: Int? = 15
     /// Events waiting for a client beyond this many bytes are dropped (a slow reader).
     public var maxPendingOutput = 1 << 20
     /// Stores each finished session, off the daemon's thread; nil keeps no history.
