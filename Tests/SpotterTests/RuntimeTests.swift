@@ -200,6 +200,27 @@ import Testing
     #expect(squat.reps == 5 && squat.goalsReached == 1)
   }
 
+  /// A goal that backfill reaches, as the exercise starts (one squat), ends the set then: after
+  /// the rep that reached it, and without touching the smoother while it reports the start
+  /// (that was a fatal access conflict, ending the process).
+  @Test func aGoalReachedByBackfillEndsTheSetAsItStarts() throws {
+    let events = Self.run(Self.frames(Self.demo(seed: 5001)), goals: [Goal("squat:1")!])
+    let reached = try #require(
+      events.firstIndex {
+        if case .goalReached(_, "squat", "squat:1") = $0 { true } else { false }
+      })
+    guard case .rep(let repTime, "squat", let rep, true) = events[reached - 1],
+      case .goalReached(let goalTime, _, _) = events[reached],
+      case .exerciseEnded(goalTime, "squat", 1) = events[reached + 1]
+    else {
+      Issue.record("not rep, goal, end: \(events[(reached - 1)...(reached + 1)])")
+      return
+    }
+    #expect(rep.count == 1 && goalTime >= repTime)
+    guard case .summary(_, let exercises, _)? = events.last else { return }
+    #expect(exercises.first { $0.name == "squat" }?.goalsReached == 1)
+  }
+
   /// A time goal ends each set once it has gone on that long, counted from the set's start as
   /// reported (backdated to its first rep): `goal_reached` and `exercise_ended` come at the
   /// first frame past the target, and the summary's active seconds are the target's.

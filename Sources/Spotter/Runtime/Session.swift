@@ -16,6 +16,11 @@ public final class Session {
   private let stream: FeatureStream
   private var probabilities: [Float]
   private var smoother: LabelSmoother
+  /// The smoother is reporting a change (`smooth`), and a goal was reached meanwhile (backfill
+  /// counted the reps as the exercise started): the smoother cannot be changed from inside
+  /// itself, so it is told to end and hold once it has returned.
+  private var smoothing = false
+  private var holdAfterSmoothing = false
   /// The last `historySeconds` of ticks, for backfill.
   private var history: FixedRing<(t: Double, pose: Pose)>
   private var wasPresent: Bool?
@@ -218,12 +223,18 @@ public final class Session {
 
   private func smooth(label: Int?, confidence: Float, at t: Double, emit: (SpotterEvent) -> Void) {
     let labels = runtime.classifier.labels
+    smoothing = true
     smoother.observe(label: label, confidence: confidence, t: t) { change in
       switch change {
       case .started(let index, let at):
         start(labels[index], at: at, confidence: confidence, emit: emit)
       case .ended(_, let at): end(at: at, byClassifier: true, emit: emit)
       }
+    }
+    smoothing = false
+    if holdAfterSmoothing {
+      holdAfterSmoothing = false
+      smoother.endAndHold()
     }
   }
 
@@ -261,7 +272,7 @@ public final class Session {
     }
     emit(.exerciseStarted(t: activeSince, exercise: label, confidence: Double(confidence)))
     for event in backfill { repEvent(for: label, event, backfilled: true, emit: emit) }
-    checkGoal(at: t, emit: emit)
+    checkGoal(at: max(t, lastRepEnd), emit: emit)  // a backfilled rep may have reached it
   }
 
   /// Ends the set under way when it reaches its goal (reps, backfilled ones too, or time); the
@@ -274,7 +285,7 @@ public final class Session {
       let index = totals.firstIndex { $0.name == label }!
       totals[index].goalsReached += 1
       end(at: t, byClassifier: false, emit: emit)
-      smoother.endAndHold()
+      if smoothing { holdAfterSmoothing = true } else { smoother.endAndHold() }
       return
     }
   }
