@@ -9,7 +9,8 @@ public enum ClipScoring {
   /// frame sees it: a window every `stride` frames, zero-padded before the clip began, and
   /// only the windows in which at least `presenceFraction` of the frames show a person (the
   /// session classifies no others). A clip too short or too empty for any such window is
-  /// scored by its last window, padded, so that every clip gets a label.
+  /// scored by its last window, padded, so that every clip gets a label (a session would
+  /// give it none).
   ///
   /// - Returns: each window's probabilities, and their mean (the clip's scores).
   public static func classify(
@@ -19,16 +20,14 @@ public enum ClipScoring {
   ) -> (windows: [[Float]], mean: [Float]) {
     let ticks = recording.slice(from: start, to: end)
     let stream = FeatureStream(classifier: classifier)
-    let needed = presenceFraction * Float(classifier.config.window)
     var windows: [[Float]] = []
     for (index, tick) in ticks.enumerated() {
       stream.push(tick.pose)
-      let last = index == ticks.count - 1
-      guard (index + 1) % stride == 0 || last else { continue }
-      if Float(stream.framesWithAPerson) >= needed || (last && windows.isEmpty) {
+      if (index + 1) % stride == 0 && stream.showsAPerson(inAtLeast: presenceFraction) {
         windows.append(stream.probabilities())
       }
     }
+    if windows.isEmpty && !ticks.isEmpty { windows.append(stream.probabilities()) }
     var mean = [Float](repeating: 0, count: classifier.config.classes)
     for window in windows { for k in mean.indices { mean[k] += window[k] / Float(windows.count) } }
     return (windows, mean)

@@ -24,7 +24,7 @@ public struct EvaluationReport: Sendable {
   /// Adds one clip's classification: its window predictions (argmax each) and its scores.
   /// `clip` names it (file and start) in the list of mislabelled clips.
   public mutating func addClip(
-    _ clip: String = "", truth: String, windows: [[Float]], scores: [Float]
+    _ clip: String, truth: String, windows: [[Float]], scores: [Float]
   ) {
     guard let row = labels.firstIndex(of: truth) else {
       unknownLabels[truth, default: 0] += 1

@@ -15,15 +15,16 @@ import Testing
     let lunge: [Float] = [0.2, 0.7, 0.1]
     let other: [Float] = [0.1, 0.1, 0.8]
     // Clip 1, squat: windows squat, squat, lunge → mean says squat.
-    report.addClip(truth: "squat", windows: [squat, squat, lunge], scores: [0.6, 0.3, 0.1])
+    report.addClip(
+      "a.jsonl", truth: "squat", windows: [squat, squat, lunge], scores: [0.6, 0.3, 0.1])
     // Clip 2, squat: windows lunge, lunge → lunge.
     report.addClip("b.jsonl", truth: "squat", windows: [lunge, lunge], scores: [0.2, 0.7, 0.1])
     // Clip 3, lunge: right.
-    report.addClip(truth: "lunge", windows: [lunge], scores: [0.2, 0.7, 0.1])
+    report.addClip("c.jsonl", truth: "lunge", windows: [lunge], scores: [0.2, 0.7, 0.1])
     // Clip 4, other: right.
-    report.addClip(truth: "other", windows: [other, other], scores: [0.1, 0.1, 0.8])
+    report.addClip("d.jsonl", truth: "other", windows: [other, other], scores: [0.1, 0.1, 0.8])
     // Clip 5: a label the model does not know.
-    report.addClip(truth: "burpee", windows: [other], scores: [0.1, 0.1, 0.8])
+    report.addClip("e.jsonl", truth: "burpee", windows: [other], scores: [0.1, 0.1, 0.8])
     #expect(report.clips == 4)
     #expect(report.clipAccuracy == 0.75)
     #expect(report.windowsTotal == 8)
@@ -62,8 +63,9 @@ import Testing
   /// no such window is scored by its last one.
   @Test func clipsAreScoredByTheWindowsASessionClassifies() {
     let classifier = Fixtures.randomClassifier(.tiny(classes: 3), seed: 5)
-    // 20 frames of a person, 40 of nobody, 100 of a person again: 30 fps.
-    let shown = (0..<160).map { $0 < 20 || $0 >= 60 }
+    // 20 frames of a person, 40 of nobody, 105 of a person again: 30 fps. The last frame
+    // ends no window of the stride, so it is not classified.
+    let shown = (0..<165).map { $0 < 20 || $0 >= 60 }
     let ticks = shown.enumerated().map { index, person in
       let t = Double(index) / 30
       return (t: t, pose: person ? Fixtures.squatter(at: t) : .nobody)
@@ -71,7 +73,7 @@ import Testing
     let recording = ResampledRecording(ticks: ticks)
     let (windows, _) = ClipScoring.classify(
       recording, from: nil, to: nil, classifier: classifier, stride: 10)
-    // Expected: the windows ending at frames 9, 19, …, 159 with at least 36 of their last 60
+    // Expected: the windows ending at frames 9, 19, …, 159 with at least 36 of their 60
     // frames showing a person, from a stream of the same frames.
     let stream = FeatureStream(classifier: classifier)
     var expected: [[Float]] = []

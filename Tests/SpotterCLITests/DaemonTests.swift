@@ -204,9 +204,9 @@ import Testing
     #expect(server.stop() == 0)
   }
 
-  /// Frames that arrive together beyond the backlog are dropped, oldest first, and counted:
-  /// 300 frames written at once come in far more than 2 at a time. With no backlog (0),
-  /// every one of them is kept.
+  /// Frames that arrive together beyond the backlog are dropped and counted: 300 frames
+  /// written at once are read far more than 2 at a time. With no backlog (0), every one of
+  /// them is kept.
   @Test(arguments: [2, 0]) func framesBeyondTheBacklogAreDroppedAndCounted(backlog: Int) throws {
     let file = try Self.recording("squat", reps: 4, seed: 311)
     let lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
@@ -286,11 +286,10 @@ import Testing
     sleeper.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
     for index in 0..<2000 { sleeper.send(#"{"t":\#(Double(index) / 30),"pose":null}"#) }
     let client = try Client(socket: server.socket)
-    let started = Date()
     client.stream(file, speed: 8)
+    // A server stalled by the sleeper would send nothing before `finish` stops waiting.
     let summary = Self.summary(client.finish())
     #expect(summary["jumping_jack"] == 6, "\(summary)")
-    #expect(Date().timeIntervalSince(started) < 20)
     close(sleeper.fd)
     #expect(server.stop() == 0)
   }

@@ -95,6 +95,12 @@ public final class FeatureStream {
   /// How many of the last T frames show a person.
   public var framesWithAPerson: Int { window.presentCount }
 
+  /// Whether at least `fraction` of the last T frames show a person: the windows a session
+  /// classifies (`SessionOptions.presenceFraction`).
+  public func showsAPerson(inAtLeast fraction: Float) -> Bool {
+    Float(framesWithAPerson) >= fraction * Float(classifier.config.window)
+  }
+
   /// The body size the features are scaled by, once a frame has measured one.
   public var bodySize: Float? { extractor.bodySize }
 

@@ -186,9 +186,7 @@ public final class Session {
   /// A prediction is due: say whether the window shows a person, then classify it now, or
   /// leave it for the caller's batch.
   private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
-    let enough =
-      Float(stream.framesWithAPerson)
-      >= runtime.options.presenceFraction * Float(runtime.classifier.config.window)
+    let enough = stream.showsAPerson(inAtLeast: runtime.options.presenceFraction)
     if wasPresent != enough {
       wasPresent = enough
       emit(.presence(t: t, present: enough))

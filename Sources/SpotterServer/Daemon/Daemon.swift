@@ -18,12 +18,11 @@ import Spotter
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
 /// `{"cmd":"stats"}` asks for the server's counters.
 ///
-/// Under pressure: of each connection's unprocessed frames only the newest
-/// `Configuration.backlog` (15, half a second) are kept (the rest are counted as dropped);
-/// lines longer than `maxLineBytes` get an `error`
-/// event and are skipped; a client that does not read its events has them dropped once
-/// `maxPendingOutput` waits, so it slows nobody else; idle connections close after
-/// `idleSeconds`. A closed or lost connection's session is summarised and handed to the
+/// Under pressure: of each connection's unprocessed frames only the newest `backlog` (15, half
+/// a second; nil keeps them all) are kept, the rest counted as dropped; lines longer than
+/// `maxLineBytes` get an `error` event and are skipped; a client that does not read its events
+/// has them dropped once `maxPendingOutput` waits, so it slows nobody else; idle connections
+/// close after `idleSeconds`. A closed or lost connection's session is summarised and handed to the
 /// history writer (`Configuration.history`), which stores it off this thread. SIGTERM stops
 /// accepting, summarises every open session, waits for the history writer to store what it
 /// holds, and returns; SIGHUP reloads the exercise definitions.
@@ -42,6 +41,7 @@ public final class Daemon {
     /// Frames a connection may have waiting when it is served: the older ones are late and
     /// dropped, so a server that fell behind catches up with live streams. Nil keeps every
     /// frame (recorded streams, and tests whose results must not depend on the machine's load).
+    /// At least 1 when given.
     public var backlog: Int? = 15
     /// Events waiting for a client beyond this many bytes are dropped (a slow reader).
     public var maxPendingOutput = 1 << 20
@@ -105,6 +105,7 @@ public final class Daemon {
   }
 
   public init(runtime: Runtime, configuration: Configuration) {
+    precondition((configuration.backlog ?? 1) >= 1, "Daemon: a backlog keeps at least 1 frame")
     self.runtime = runtime
     self.configuration = configuration
     // The plan (measured, or read from its cache) before the first client, not in the first
