@@ -75,6 +75,39 @@ import Testing
       refused.stderr.hasPrefix("Error: --fold-weights takes K ≥ 2 files"), "\(refused.stderr)")
   }
 
+  /// The clips a model gets wrong: one entry each in --json (as many as the confusion's
+  /// off-diagonal), and the N labelled most confidently wrong in the text, largest margin
+  /// first.
+  @Test func mislabelledClipsAreListedMostConfidentFirst() throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try SpotterProcess.run([
+      "synth", "--output", folder, "--workout", "squat:4, rest:3, lunge:4, rest:3", "--count", "3",
+      "--seed", "35",
+    ])
+    let tiny = repositoryRoot + "/Weights/tiny.spotter"
+    let arguments = ["eval", "--annotations", folder + "/annotations.json", "--weights", tiny]
+    let json = try SpotterProcess.run(arguments + ["--json"])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let confusion = try #require(report["confusion"] as? [[Int]])
+    let wrong =
+      confusion.joined().reduce(0, +) - confusion.indices.reduce(0) { $0 + confusion[$1][$1] }
+    let listed = try #require(report["mislabelled"] as? [[String: Any]])
+    #expect(wrong >= 2 && listed.count == wrong, "\(confusion)")
+    let margins = listed.map {
+      ($0["probability"] as? Double ?? 0) - ($0["truth_probability"] as? Double ?? 0)
+    }.sorted(by: >)
+    let text = try SpotterProcess.run(arguments + ["--worst", "2"]).stdout
+    let lines = text.split(separator: "\n").drop { !$0.hasPrefix("Mislabelled") }.dropFirst()
+      .prefix { $0.hasPrefix("  ") }
+    #expect(lines.count == 2, "\(text)")
+    let shown = lines.map { line in
+      let fields = line.split(separator: " ")
+      return Double(fields[fields.count - 1])! - Double(fields[fields.count - 3])!
+    }
+    for (got, want) in zip(shown, margins) { #expect(abs(got - want) < 0.006) }
+  }
+
   @Test func theSameSeedWritesTheSameBytes() throws {
     let a = Fixtures.temporaryFolder()
     let b = Fixtures.temporaryFolder()
