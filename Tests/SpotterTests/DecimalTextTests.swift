@@ -56,6 +56,11 @@ import Testing
     for value in values {
       #expect(Self.general(Double(value)) == String(format: "%.4g", Double(value)))
     }
+    // The exact path, not printf, writes them: a Float's significand times 5^k fits.
+    for value in values.prefix(500) where value >= 1e-41 {
+      let exponent = Int(log10(Double(value)).rounded(.down))
+      #expect(DecimalText.scaledExactly(Double(value), exponent: 3 - exponent) != nil, "\(value)")
+    }
     #expect(Self.fixed(1e15 / 3) == String(format: "%.3f", 1e15 / 3))
     #expect(Self.fixed(-1e45) == String(format: "%.3f", -1e45))
   }
