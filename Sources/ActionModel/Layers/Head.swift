@@ -26,11 +26,26 @@ enum Head {
   }
 
   /// logits (B, K) = pooled (B, C) · W (C, K) + bias (K).
+  ///
+  /// A few rows (a stream's prediction: 128 × 13 products) are summed here: OpenBLAS's call,
+  /// with its packing copies, took longer than the products (a tenth of a streaming step).
   static func linear(
     pooled: UnsafePointer<Float>, batch: Int, channels: Int, weight: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, classes: Int, logits: UnsafeMutablePointer<Float>
   ) {
     TemporalConvolution.fillRows(logits, rows: batch, with: bias, channels: classes)
+    if batch <= 8 {
+      for row in 0..<batch {
+        let input = pooled + row * channels
+        let output = logits + row * classes
+        for c in 0..<channels {
+          let x = input[c]
+          let weights = weight + c * classes
+          for k in 0..<classes { output[k] += x * weights[k] }
+        }
+      }
+      return
+    }
     BLAS.gemm(
       MatrixView(pooled, rows: batch, columns: channels),
       MatrixView(weight, rows: channels, columns: classes),
