@@ -28,7 +28,7 @@ enum Head {
   /// logits (B, K) = pooled (B, C) · W (C, K) + bias (K).
   ///
   /// A few rows (a stream's prediction: 128 × 13 products) are summed here: OpenBLAS's call,
-  /// with its packing copies, took longer than the products (a tenth of a streaming step).
+  /// with its packing copies, costs more than the products themselves.
   static func linear(
     pooled: UnsafePointer<Float>, batch: Int, channels: Int, weight: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, classes: Int, logits: UnsafeMutablePointer<Float>

@@ -373,7 +373,7 @@ final class Connection {
       }
       let first = line.firstIndex { $0 != 0x20 && $0 != 0x09 }!
       let (command, header) = Self.contains(line, "\"cmd\"", "\"spotter\"")
-      if command && Self.contains(line, "\"stats\"", "\"stats\"").0 {
+      if command && Self.contains(line, "\"stats\"") {
         self = .statsCommand
       } else if line[first] == UInt8(ascii: "{") && !command && !header {
         self = .frame
@@ -401,6 +401,10 @@ final class Connection {
         offset = start - base + 1
       }
       return found
+    }
+
+    private static func contains(_ line: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+      contains(line, text, text).0
     }
 
     private static func opens(_ start: UnsafePointer<UInt8>, _ count: Int, with text: StaticString)

@@ -22,10 +22,10 @@ import Spotter
 /// a second; nil keeps them all) are kept, the rest counted as dropped; lines longer than
 /// `maxLineBytes` get an `error` event and are skipped; a client that does not read its events
 /// has them dropped once `maxPendingOutput` waits, so it slows nobody else; idle connections
-/// close after `idleSeconds`. A closed or lost connection's session is summarised and handed to the
-/// history writer (`Configuration.history`), which stores it off this thread. SIGTERM stops
-/// accepting, summarises every open session, waits for the history writer to store what it
-/// holds, and returns; SIGHUP reloads the exercise definitions.
+/// close after `idleSeconds`. A closed or lost connection's session is summarised and handed to
+/// the history writer (`Configuration.history`), which stores it off this thread. SIGTERM
+/// stops accepting, summarises every open session, waits for the history writer to store what
+/// it holds, and returns; SIGHUP reloads the exercise definitions.
 ///
 /// The daemon never prints: what an operator should know (a reload, a history write that
 /// failed) goes to `Configuration.notify`, and failed history writes are counted in the stats.
