@@ -46,6 +46,15 @@ import Testing
       return process.terminationStatus
     }
 
+    /// Returns once the history holds `count` sessions, or after about 20 s.
+    func waitForRecords(atLeast count: Int) {
+      var polls = 0
+      while records.count < count && polls < 200 {
+        usleep(100_000)
+        polls += 1
+      }
+    }
+
     /// The stored sessions, oldest first, as `spotter history --json` prints them.
     var records: [[String: Any]] {
       guard FileManager.default.fileExists(atPath: history),
@@ -99,8 +108,9 @@ import Testing
       let bytes = Array((line + "\n").utf8)
       var sent = 0
       while sent < bytes.count {
+        // MSG_NOSIGNAL: a server that has gone away must fail this send, not kill the tests.
         let count = bytes.withUnsafeBytes {
-          Glibc.write(fd, $0.baseAddress! + sent, $0.count - sent)
+          Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
         }
         if count <= 0 { return }
         sent += count
@@ -138,6 +148,14 @@ import Testing
   }
 
   enum DaemonTestError: Error { case connect }
+
+  /// A signal from one thread to others that it has happened.
+  final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+  }
 
   static func recording(_ exercise: String, reps: Int, seed: Int) throws -> String {
     let folder = Fixtures.temporaryFolder("spotter-serve-data")
@@ -309,24 +327,24 @@ import Testing
   @Test func theHistoryOpensWholeAfterSigkillDuringHeavyWriting() throws {
     let server = try Server()
     // Many short sessions, each appended to the history as it ends, while the server is killed.
+    // The writers go on until the kill; the kill waits until sessions are being stored, however
+    // busy the machine is (up to 20 s).
     let writers = DispatchGroup()
     let socket = server.socket
-    for index in 0..<8 {
+    let killed = Flag()
+    for _ in 0..<8 {
       writers.enter()
       Thread.detachNewThread {
-        for round in 0..<40 {
-          guard let client = try? Client(socket: socket, read: false) else { break }
-          client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
-          client.send(#"{"t":\#(Double(round)),"pose":null}"#)
-          close(client.fd)
-          _ = index
+        for round in 0..<10_000 where !killed.isSet {
+          guard Self.shortSession(socket: socket, t: Double(round)) else { break }
         }
         writers.leave()
       }
     }
-    usleep(300_000)
+    server.waitForRecords(atLeast: 5)
     kill(server.process.processIdentifier, SIGKILL)
     server.process.waitUntilExit()
+    killed.set()
     _ = writers.wait(timeout: .now() + 10)
     let integrity = try SpotterProcess.run([
       "history", "--history", server.history, "--limit", "1000",
@@ -336,6 +354,31 @@ import Testing
     for record in server.records {
       #expect(record["source"] as? String != nil && record["exercises"] as? [String: Any] != nil)
     }
+  }
+
+  @Test func aStormOfShortConnectionsIsServedWholeAndRefusesNone() throws {
+    let server = try Server()
+    // Clients that connect, send a frame and hang up faster than the loop accepts them. A loop
+    // that accepted until none waited would serve no one meanwhile, and refuse connections
+    // beyond its limit of open ones (1,024) while the accepted ones waited to be served.
+    let socket = server.socket
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for round in 0..<300 { _ = Self.shortSession(socket: socket, t: Double(round)) }
+    }
+    // Stopped at once, the server would drop the connections still waiting to be accepted.
+    server.waitForRecords(atLeast: 2400)
+    #expect(server.stop() == 0)
+    #expect(server.records.count == 2400)
+  }
+
+  /// Connects, sends a header and one frame with nobody in it, and hangs up without reading.
+  /// False when the server could not be reached.
+  static func shortSession(socket: String, t: Double) -> Bool {
+    guard let client = try? Client(socket: socket, read: false) else { return false }
+    client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    client.send(#"{"t":\#(t),"pose":null}"#)
+    close(client.fd)
+    return true
   }
 
   @Test func aStreamsClientIdIsStoredWithItsSetsAndReps() throws {

@@ -139,7 +139,7 @@ public final class Daemon {
       let now = Date().timeIntervalSince1970
       poller.forEachReady { descriptor, readiness in
         if listeners.contains(descriptor) {
-          acceptAll(on: descriptor, now: now)
+          acceptSome(on: descriptor, now: now)
         } else if let connection = connections[descriptor] {
           serve(connection, readiness, now: now)
         }
@@ -251,8 +251,14 @@ public final class Daemon {
     }
   }
 
-  private func acceptAll(on listener: FileDescriptor, now: Double) {
-    while let descriptor = Socket.accept(on: listener) {
+  /// At most this many new connections a round: clients connecting faster than the loop accepts
+  /// them (a reconnect storm) must not keep it from serving the connections it has. The
+  /// listener stays readable, so the rest are accepted in the rounds that follow.
+  static let acceptsPerRound = 64
+
+  private func acceptSome(on listener: FileDescriptor, now: Double) {
+    for _ in 0..<Self.acceptsPerRound {
+      guard let descriptor = Socket.accept(on: listener) else { return }
       guard connections.count < configuration.maxConnections else {
         let refusal = SpotterEvent.error(
           t: nil, line: nil,
