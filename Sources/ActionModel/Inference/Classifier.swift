@@ -25,6 +25,8 @@ public final class Classifier: @unchecked Sendable {
   /// The same, tap by tap and without bias, for the streaming step of one frame.
   let packedTaps: [[PackedWeights]]?
   let halfPackedTaps: [[PackedWeights]]?
+  /// The linear layer's weights in whole blocks of classes, for a few rows' logits.
+  let linearBlocks: BlockedLinearWeights
   /// The plan, made on first use (`plan`).
   private let madePlan = Mutex<ExecutionPlan?>(nil)
 
@@ -74,6 +76,9 @@ public final class Classifier: @unchecked Sendable {
     }
     packedTaps = tapPacks(.single)
     halfPackedTaps = tapPacks(.half)
+    linearBlocks = BlockedLinearWeights(
+      base + layout.linear.weight.lowerBound, channels: config.pooledChannels,
+      classes: config.classes)
     restingColumns = Self.restingColumns(
       config: metadata.architecture, weights: UnsafePointer(weights.baseAddress!), layout: layout)
   }
@@ -173,7 +178,7 @@ public final class Classifier: @unchecked Sendable {
     Head.averagePool(current, into: workspace.pooled)
     Head.linear(
       pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
-      bias: linearBias, classes: config.classes, logits: probabilities)
+      blocks: linearBlocks, bias: linearBias, classes: config.classes, logits: probabilities)
     Head.softmax(probabilities, batch: batch, classes: config.classes)
   }
 

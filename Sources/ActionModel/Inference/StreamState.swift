@@ -528,7 +528,8 @@ public final class StreamState {
     for index in 0..<(streams * pooled.channels) { average[index] = pooledSum[index] * scale }
     Head.linear(
       pooled: UnsafePointer(average), batch: streams, channels: pooledChannels,
-      weight: classifier.linearWeight, bias: classifier.linearBias, classes: classes,
+      weight: classifier.linearWeight, blocks: classifier.linearBlocks,
+      bias: classifier.linearBias, classes: classes,
       logits: output.baseAddress!)
     Head.softmax(output.baseAddress!, batch: streams, classes: classes)
   }

@@ -27,21 +27,31 @@ enum Head {
 
   /// logits (B, K) = pooled (B, C) · W (C, K) + bias (K).
   ///
-  /// A few rows (a stream's prediction: 128 × 13 products) are summed here: OpenBLAS's call,
-  /// with its packing copies, costs more than the products themselves.
+  /// A few rows (a stream's prediction: 128 × 13 products) are summed here, 16 classes at a
+  /// time in a register, from `blocks` (W with its rows widened to whole blocks): OpenBLAS's
+  /// call, with its packing copies, costs more than the products themselves, and a sum kept in
+  /// memory waits on its own store once per channel.
   static func linear(
     pooled: UnsafePointer<Float>, batch: Int, channels: Int, weight: UnsafePointer<Float>,
-    bias: UnsafePointer<Float>, classes: Int, logits: UnsafeMutablePointer<Float>
+    blocks: BlockedLinearWeights, bias: UnsafePointer<Float>, classes: Int,
+    logits: UnsafeMutablePointer<Float>
   ) {
     TemporalConvolution.fillRows(logits, rows: batch, with: bias, channels: classes)
     if batch <= 8 {
+      let width = blocks.width
       for row in 0..<batch {
         let input = pooled + row * channels
         let output = logits + row * classes
-        for c in 0..<channels {
-          let x = input[c]
-          let weights = weight + c * classes
-          for k in 0..<classes { output[k] += x * weights[k] }
+        for block in stride(from: 0, to: classes, by: BlockedLinearWeights.block) {
+          var sum = SIMD16<Float>()
+          var weights = UnsafeRawPointer(blocks.values + block)
+          for c in 0..<channels {
+            sum += input[c] * weights.loadUnaligned(as: SIMD16<Float>.self)
+            weights += width * MemoryLayout<Float>.stride
+          }
+          for k in 0..<min(BlockedLinearWeights.block, classes - block) {
+            output[block + k] += sum[k]
+          }
         }
       }
       return
@@ -67,4 +77,25 @@ enum Head {
       for k in 0..<classes { row[k] *= inverse }
     }
   }
+}
+
+/// The linear layer's weights (C, K) with each row widened to whole blocks of 16 classes
+/// (zeros past K), so that `Head.linear` loads a block of a row in one read, at any K.
+/// Made once with the classifier; immutable.
+final class BlockedLinearWeights: @unchecked Sendable {
+  static let block = 16
+  /// K rounded up to whole blocks: from one channel's row to the next.
+  let width: Int
+  let values: UnsafeMutablePointer<Float>
+
+  init(_ weight: UnsafePointer<Float>, channels: Int, classes: Int) {
+    width = (classes + Self.block - 1) / Self.block * Self.block
+    values = .allocate(capacity: channels * width)
+    values.initialize(repeating: 0, count: channels * width)
+    for c in 0..<channels {
+      (values + c * width).update(from: weight + c * classes, count: classes)
+    }
+  }
+
+  deinit { values.deallocate() }
 }
