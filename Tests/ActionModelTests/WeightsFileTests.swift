@@ -93,6 +93,25 @@ import Testing
     #expect(message?.hasSuffix(": the file is corrupt") == true)
   }
 
+  @Test func aDamagedTensorCountIsRefusedBeforeRoomIsMadeForIt() {
+    // Its top bit flipped: 2^31 tensors, which the reader once made room for before reading
+    // one (and the process died asking for 86 GB).
+    var bytes = Self.bytes
+    let length =
+      Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
+    bytes[16 + length + 3] ^= 0x80
+    let message = Self.decodeError(bytes)
+    #expect(message?.hasPrefix("the tensor count is 2147483") == true, "got \(message ?? "nil")")
+    #expect(message?.hasSuffix("(and the checksum does not match: the file is damaged)") == true)
+  }
+
+  @Test func aDamagedLengthSaysTheFileIsDamagedNotOnlyShort() {
+    var bytes = Self.bytes
+    bytes[12] ^= 0x10  // the metadata length
+    let message = Self.decodeError(bytes)
+    #expect(message?.hasSuffix("(and the checksum does not match: the file is damaged)") == true)
+  }
+
   @Test func aWrongShapeNamesTheTensorAndBothShapes() {
     let metadata = Self.classifier.metadata
     var other = metadata

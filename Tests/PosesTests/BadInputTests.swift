@@ -73,6 +73,38 @@ import Testing
         == "t = -1.0 is before the previous frame's t = 0.0; t must never decrease")
   }
 
+  @Test func aFrameFarAheadLosesOneFrameNotTheRestOfTheStream() throws {
+    // A glitch at 3,000 s, then the stream as it was: the first frame back is skipped (and
+    // says why), the rest go on from 3,000 s with their own spacing.
+    let lines =
+      [Self.header, Self.good(0), Self.good(0.1), Self.good(3000)]
+      + (2...5).map { Self.good(Double($0) / 10) }
+    let path = Fixtures.file(named: "glitch.jsonl", lines.joined(separator: "\n") + "\n")
+    let (frames, errors) = try Fixtures.readAll(PoseFiles.open(path))
+    #expect(errors.map(\.line) == [5])
+    #expect(
+      errors.first?.message
+        == "t = 0.2 is 2999.8 s before the previous frame's t = 3000.0: the clock jumped (a "
+        + "frame with a wrong time, or a source that restarted its clock); later frames are "
+        + "taken to go on from t = 3000.0")
+    #expect(frames.count == 6)
+    let after = frames.suffix(3).map(\.t)
+    for (index, t) in after.enumerated() {
+      #expect(abs(t - (3000 + 1.0 / 30 + 0.1 * Double(index + 1))) < 1e-9, "\(after)")
+    }
+  }
+
+  @Test func aFrameWithoutTimeAmongTimedOnesSaysSo() throws {
+    let late = [Self.header, Self.good(5), #"{"pose":null}"#, Self.good(6)]
+    let path = Fixtures.file(named: "untimed.jsonl", late.joined(separator: "\n") + "\n")
+    let (frames, errors) = try Fixtures.readAll(PoseFiles.open(path))
+    #expect(frames.map(\.t) == [5, 6])
+    #expect(
+      errors.first?.message
+        == "the frame has no t, and its index / fps (0.03333333333333333 s) is before the "
+        + "previous frame's t = 5.0")
+  }
+
   @Test func aTenMegabyteLineIsSkippedWithItsLength() throws {
     let huge = "{\"t\":0.5,\"pose\":[" + String(repeating: " ", count: 10 << 20) + "]}"
     let (frames, errors, _) = try Self.readAround(huge)

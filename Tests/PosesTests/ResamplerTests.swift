@@ -50,6 +50,22 @@ import Testing
     #expect(out.allSatisfy { $0.hasPerson })
   }
 
+  @Test func aGapOfAnHourCostsTenSecondsOfTicksNotAnHour() {
+    // Seen until 1.0 s, then at 3,601 s and on: ten seconds of nobody, then the clock moves on.
+    let times = (0...30).map { Double($0) / 30 } + (0...30).map { 3601 + Double($0) / 30 }
+    var resampler = Resampler()
+    var ticks: [(pose: Pose, t: Double)] = []
+    for t in times { resampler.push(t: t, pose: Self.mover(t)) { ticks.append(($0, $1)) } }
+    #expect(ticks.count == 31 + 300 + 31)
+    #expect(ticks[30].pose.hasPerson && abs(ticks[30].t - 1) < 1e-9)
+    for tick in 31..<331 { #expect(!ticks[tick].pose.hasPerson, "tick \(tick)") }
+    #expect(abs(ticks[330].t - 11) < 1e-9)
+    for tick in 331..<362 {
+      #expect(ticks[tick].pose.hasPerson, "tick \(tick)")
+      #expect(abs(ticks[tick].t - (3601 + Double(tick - 331) / 30)) < 1e-6, "tick \(tick)")
+    }
+  }
+
   @Test func aLongGapIsNobodyNotAnInterpolation() {
     // Seen until 1.0 s, then nothing until 2.0 s.
     let times = (0...30).map { Double($0) / 30 } + (60...75).map { Double($0) / 30 }

@@ -75,13 +75,34 @@ public enum WeightsFile {
 
   /// Parses and checks a weights file's bytes. Every way a file can be wrong gets its own
   /// message, naming what was found and what was expected.
+  ///
+  /// A Spotter weights file whose parts do not fit together and whose checksum does not match
+  /// either is said to be damaged: a flipped bit in a length reads as a file cut short.
   public static func decode(_ bytes: [UInt8], name: String) throws -> (ModelMetadata, Parameters) {
     var reader = ByteReader(bytes: bytes, file: name)
+    let json: [UInt8]
+    var tensors: [StoredTensor] = []
     try readHeader(&reader)
-    let metadataLength = Int(try reader.u32(what: "the metadata length"))
-    let json = try reader.take(metadataLength, what: "the \(metadataLength)-byte metadata")
-    let tensorCount = Int(try reader.u32(what: "the tensor count"))
-    let tensors = try (0..<tensorCount).map { try readTensor(&reader, index: $0) }
+    do {
+      let metadataLength = Int(try reader.u32(what: "the metadata length"))
+      json = try reader.take(metadataLength, what: "the \(metadataLength)-byte metadata")
+      let tensorCount = Int(try reader.u32(what: "the tensor count"))
+      // Each tensor takes at least its name length and rank: a count the bytes left cannot
+      // hold is refused before any room is made for it.
+      guard tensorCount <= reader.remaining / 8 else {
+        throw WeightsFileError(
+          file: name,
+          message:
+            "the tensor count is \(tensorCount), more than the \(reader.remaining) bytes left "
+            + "can hold")
+      }
+      for index in 0..<tensorCount { tensors.append(try readTensor(&reader, index: index)) }
+    } catch var error as WeightsFileError {
+      if bytes.count >= 4 && !isSealed(bytes) {
+        error.message += " (and the checksum does not match: the file is damaged)"
+      }
+      throw error
+    }
     try checkChecksum(&reader)
     let metadata = try decodeMetadata(json, file: name)
     let parameters = try fill(
@@ -140,6 +161,14 @@ public enum WeightsFile {
   }
 
   /// The stored CRC-32 against the bytes before it, and nothing after it.
+  /// Whether the last 4 bytes are the CRC-32 of the rest.
+  private static func isSealed(_ bytes: [UInt8]) -> Bool {
+    let stored = bytes[(bytes.count - 4)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    return bytes.withUnsafeBytes {
+      CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<bytes.count - 4]))
+    } == stored
+  }
+
   private static func checkChecksum(_ reader: inout ByteReader) throws {
     let storedChecksum = try reader.u32(what: "the checksum")
     if reader.remaining > 0 {

@@ -38,10 +38,20 @@ public protocol PoseSource: AnyObject {
 
 /// The frame-time rules every reader shares: a missing `t` is index / fps, and `t` never goes
 /// back.
+///
+/// A frame a little before the previous one (jitter) is skipped. One over a second before it
+/// is not jitter: the previous frame's time was wrong (a glitch far ahead) or the source
+/// restarted its clock. Skipping every later frame would lose the rest of the stream, so that
+/// frame is skipped with an error that says so, and later frames keep their spacing, shifted to
+/// go on from the previous frame's time.
 struct FrameClock {
   let fps: Double
   private(set) var index = 0
   private(set) var last: Double?
+  /// Added to every stated time since the clock last jumped back.
+  private var shift = 0.0
+  /// How far back a frame must be to be taken as a clock that jumped, not jitter.
+  static let jumpBack = 1.0
 
   init(fps: Double) { self.fps = fps }
 
@@ -49,14 +59,32 @@ struct FrameClock {
   /// so a bad line does not shift the times of the rest.
   mutating func time(stated: Double?) -> Result<Double, FrameLineError> {
     defer { index += 1 }
-    let t = stated ?? Double(index) / fps
-    if let last, t < last {
+    let t = (stated ?? Double(index) / fps) + shift
+    guard let last, t < last else { return .success(t) }
+    let back = last - t
+    guard let stated else {
+      return .failure(
+        FrameLineError(
+          column: 1,
+          message:
+            "the frame has no t, and its index / fps (\(t) s) is before the previous frame's "
+            + "t = \(last)"))
+    }
+    guard back > Self.jumpBack else {
       return .failure(
         FrameLineError(
           column: 1,
           message: "t = \(t) is before the previous frame's t = \(last); t must never decrease"))
     }
-    return .success(t)
+    shift += back + 1 / fps
+    return .failure(
+      FrameLineError(
+        column: 1,
+        message:
+          "t = \(stated) is \((back * 1000).rounded() / 1000) s before the previous frame's "
+          + "t = \(last): the clock jumped "
+          + "(a frame with a wrong time, or a source that restarted its clock); later frames are "
+          + "taken to go on from t = \(last)"))
   }
 
   /// Accepts the time of a frame that was read in full.

@@ -9,20 +9,27 @@
 /// - Across a longer gap, a tick within half a tick of either frame takes that frame, and every
 ///   other tick is nobody detected: the person really was not seen then.
 ///
+/// - Across a gap longer than `longestGap` (10 s by default), the ticks stop after that long
+///   (nobody), and the clock moves on to the next frame: nothing downstream remembers that far
+///   back (a window is 2 s, a rep at most 8 s), and a frame an hour after the last must not
+///   cost an hour of ticks.
+///
 /// A tick is emitted as soon as the input frame at or after it arrives, so the resampler adds at
 /// most one input interval of latency and allocates nothing.
 public struct Resampler: Sendable {
   public let fps: Double
   public let maxGap: Double
+  public let longestGap: Double
   private var previous: (t: Double, pose: Pose)?
   private var start = 0.0
   /// How many ticks have been emitted.
   public private(set) var emitted = 0
 
-  public init(fps: Double = 30, maxGap: Double = 0.25) {
-    precondition(fps > 0 && maxGap >= 0)
+  public init(fps: Double = 30, maxGap: Double = 0.25, longestGap: Double = 10) {
+    precondition(fps > 0 && maxGap >= 0 && longestGap > maxGap)
     self.fps = fps
     self.maxGap = maxGap
+    self.longestGap = longestGap
   }
 
   /// Takes one input frame and calls `emit` with each output tick it completes, in order, and
@@ -42,6 +49,12 @@ public struct Resampler: Sendable {
     }
     precondition(t >= t0, "resampler input went back in time: \(t) after \(t0)")
     let gap = t - t0
+    if gap > longestGap {
+      while tickTime <= t0 + longestGap + 1e-9 {
+        try emitTick(tickTime - t0 <= 0.5 / fps ? before : .nobody, emit)
+      }
+      start = t - Double(emitted) / fps  // the next tick falls on t
+    }
     while tickTime <= t + 1e-9 {
       let tick = tickTime
       let sample: Pose
