@@ -64,7 +64,7 @@ public enum DatasetBuilder {
     var ticks: [(t: Double, pose: Pose)] = []
     let layout = recording.header.layout
     let space = recording.header.space
-    frame.unit = space.unit
+    frame.box = space.frameBox
     for sample in recording.frames {
       var pose = sample.pose
       if pose.hasPerson {

@@ -42,6 +42,32 @@ import Testing
     #expect(Self.ticks(take, normalised: false).recognisedAt == nil)
   }
 
+  /// A pipeline that normalised each frame, then scaled it to the picture's pixels: measured
+  /// in the image, it is recognised; the camera's own pixels, measured so, never are.
+  @Test(arguments: ["front", "side", "any"])
+  func framesScaledToThePictureAreRecognisedAndThePictureItselfNever(view: String) {
+    let take = recording("squat", reps: 6, view: view, seed: 33)
+    let space = take.header.space
+    let image = (x: space.imageWidth!, y: space.imageHeight!)
+    func recognised(scaledBoxes: Bool) -> Bool {
+      var corrector = FrameBoxCorrector()
+      for sample in take.frames where sample.pose.hasPerson {
+        var pose = sample.pose
+        if scaledBoxes {
+          pose = pose.normalisedToItsBox(in: space)
+          for index in pose.joints.indices where !pose.joints[index].isMissing {
+            pose.joints[index].x *= image.x
+            pose.joints[index].y *= image.y
+          }
+        }
+        _ = corrector.correct(pose, box: image)
+      }
+      return corrector.isCorrecting
+    }
+    #expect(recognised(scaledBoxes: true))
+    #expect(!recognised(scaledBoxes: false))
+  }
+
   /// The shoulders' width against the torso's length, which the stretch distorts: after the
   /// correction it is back within a fifth of the camera's own (a side view, where it is
   /// smallest, is left out: there the torso alone sets the scale).

@@ -105,6 +105,26 @@ import Testing
     #expect(other.stderr.hasPrefix("Error: --goal lunge:5 is for lunge; this counts squat"))
   }
 
+  @Test func inspectSaysWhenFramesWereNormalisedEachToItsOwnBox() throws {
+    let folder = Fixtures.temporaryFolder("inspect-boxes")
+    for (name, extra) in [("plain", [String]()), ("boxed", ["--normalize-per-frame"])] {
+      let made = try SpotterProcess.run(
+        [
+          "synth", "--output", folder + "/" + name, "--exercise", "squat", "--reps", "4",
+          "--seed", "7",
+        ] + extra)
+      #expect(made.status == 0, "\(made.stderr)")
+    }
+    func from(_ name: String) throws -> Any? {
+      let result = try SpotterProcess.run(
+        ["inspect", "--json", folder + "/\(name)/synth-000007.jsonl"])
+      let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+      return (object as? [String: Any])?["box_normalised_from"]
+    }
+    #expect(try from("plain") is NSNull)
+    #expect(try from("boxed") as? Double != nil)
+  }
+
   @Test func inspectReadsStandardInput() throws {
     let result = try SpotterProcess.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
     #expect(result.status == 0)

@@ -147,7 +147,7 @@ public final class CSVPoseReader: PoseSource {
     if let error = clock.stamp(&frame, stated: stated, line: line, file: name) {
       return .skipped(error)
     }
-    frame.unit = header.space.unit
+    frame.box = header.space.frameBox
     let pose = joints.withUnsafeBufferPointer {
       header.layout.canonicalPose(from: $0, space: header.space)
     }

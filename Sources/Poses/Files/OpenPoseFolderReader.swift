@@ -55,7 +55,7 @@ public final class OpenPoseFolderReader: PoseSource {
     let file = (name as NSString).appendingPathComponent(files[index])
     index += 1
     frame.t = Double(index - 1) / header.fps
-    frame.unit = header.space.unit
+    frame.box = header.space.frameBox
     frame.line = index
     frame.people.removeAll(keepingCapacity: true)
     func bad(_ message: String) -> PoseReadResult {

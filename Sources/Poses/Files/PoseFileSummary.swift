@@ -15,6 +15,9 @@ public struct PoseFileSummary: Sendable {
   public var badLines = 0
   /// The first few bad-line errors, in order.
   public var firstErrors: [PoseFileError] = []
+  /// The time from which the frames are known to be normalised each to its own box
+  /// (`FrameBoxCorrector`: their scale and position are lost), if they are.
+  public var boxNormalisedFrom: Double?
 
   /// Frames per second measured from the times: (frames − 1) / duration.
   public var measuredFPS: Double? {
@@ -34,6 +37,7 @@ public struct PoseFileSummary: Sendable {
     var summary = PoseFileSummary(name: source.name, header: source.header)
     var frame = PeopleFrame()
     var selector = PersonSelector()
+    var corrector = FrameBoxCorrector()
     var sums = Array(repeating: 0.0, count: CanonicalJoint.count)
     var first: Double?
     loop: while true {
@@ -48,6 +52,10 @@ public struct PoseFileSummary: Sendable {
         summary.duration = frame.t - first!
         summary.maxPeople = max(summary.maxPeople, frame.people.count)
         let pose = selector.select(frame.people)
+        if summary.boxNormalisedFrom == nil {
+          _ = corrector.correct(pose, box: frame.box)
+          if corrector.isCorrecting { summary.boxNormalisedFrom = frame.t }
+        }
         if pose.hasPerson {
           summary.framesWithPerson += 1
           for index in pose.joints.indices { sums[index] += Double(pose.joints[index].confidence) }

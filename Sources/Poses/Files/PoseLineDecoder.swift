@@ -41,7 +41,7 @@ public struct PoseLineDecoder {
     if let error = clock.stamp(&frame, stated: parsed.t, line: line, file: name) {
       return .skipped(error)
     }
-    frame.unit = header.space.unit
+    frame.box = header.space.frameBox
     let stride = header.layout.jointCount * 3
     let buffer = storage.joints.values
     for person in 0..<parsed.people {

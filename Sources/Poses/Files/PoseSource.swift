@@ -9,9 +9,9 @@ public struct PeopleFrame: Sendable {
   public var people: [Pose] = []
   /// Where the frame came from: the line (or, for a folder, the file's 1-based index).
   public var line: Int = 0
-  /// The source's unit on each axis in Spotter's coordinates (`CoordinateSpace.unit`): a frame
-  /// that a pipeline normalised to its own box spans 0…unit.
-  public var unit: (x: Float, y: Float) = (1, 1)
+  /// What a frame that a pipeline normalised to its own box spans in Spotter's coordinates,
+  /// 0…box on each axis (`CoordinateSpace.frameBox`).
+  public var box: (x: Float, y: Float) = (1, 1)
 
   public init() { people.reserveCapacity(4) }
 }

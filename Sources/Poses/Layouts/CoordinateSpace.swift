@@ -36,6 +36,16 @@ public struct CoordinateSpace: Equatable, Sendable {
     return (1, 1)
   }
 
+  /// What a frame normalised to its own box (0…1 on each axis) spans here: the unit, or, for
+  /// pixels, the image when its size is known (a pipeline that normalised each frame, then
+  /// scaled it to the picture).
+  public var frameBox: (x: Float, y: Float) {
+    if units == .pixels, let width = imageWidth, let height = imageHeight {
+      return (width, height)
+    }
+    return unit
+  }
+
   /// The y of the image's top edge in source units after scaling. Flipping a bottom-left
   /// origin is y ↦ top − y; with pixels and no image height, top is 0 (a pure sign flip),
   /// which features, being body-relative, do not mind.

@@ -17,12 +17,15 @@ import Foundation
 /// side.
 ///
 /// Recognition (causal, then latched for the stream): of the last 30 frames with a person, at
-/// least 27 have every joint within 0…1 of the source's units (±0.01; normalised coordinates
-/// that the reader scaled to the image's pixels are measured back in the image) spanning at
-/// least 0.6 of both axes, and 15 of those touch 0 or 1 (within 0.002). Measured on real
-/// per-frame-normalised recordings (Countix-Fitness, MediaPipe) it fires on every one after 30
-/// frames with a person, and on none of 2,986 others (pixels, image-normalised coordinates,
-/// hand annotations). Before it fires, frames pass unchanged. Allocates nothing per frame.
+/// least 27 have every joint within the frame's box (±0.01) spanning at least 0.6 of both axes,
+/// and 15 of those touch its edge (within 0.002). The box is 0…1 of the source's units
+/// (normalised coordinates that the reader scaled to the image's pixels are measured back in
+/// the image), or for pixels the image, when the source gives its size: a pipeline may scale
+/// each normalised frame to the picture. Measured on real per-frame-normalised recordings
+/// (Countix-Fitness, MediaPipe; and the same scaled to 640 × 480 pixels) it fires on every one
+/// after 30 frames with a person, and on none of Penn Action's 1,258 clips (pixels, measured in
+/// their images) or of 2,986 others (image-normalised coordinates, hand annotations). Before
+/// it fires, frames pass unchanged. Allocates nothing per frame.
 public struct FrameBoxCorrector: Sendable {
   /// Whether the stream has been recognised as normalised frame by frame.
   public private(set) var isCorrecting = false
@@ -41,30 +44,36 @@ public struct FrameBoxCorrector: Sendable {
   public mutating func reset() { self = FrameBoxCorrector() }
 
   /// Takes one pose (`.nobody` passes through) and returns it corrected, once the stream is
-  /// recognised. `unit` is the source's unit in Spotter's coordinates (`PeopleFrame.unit`):
-  /// the box a normalised frame fills.
-  public mutating func correct(_ pose: Pose, unit: (x: Float, y: Float) = (1, 1)) -> Pose {
+  /// recognised. `box` is what a frame normalised to its own box fills in Spotter's
+  /// coordinates (`PeopleFrame.box`).
+  public mutating func correct(_ pose: Pose, box: (x: Float, y: Float) = (1, 1)) -> Pose {
     guard pose.hasPerson else { return pose }
-    if !isCorrecting { recognise(pose, unit: unit) }
+    if !isCorrecting { recognise(pose, box: box) }
     guard isCorrecting else { return pose }
     return restore(pose)
   }
 
   // MARK: recognising
 
-  private mutating func recognise(_ pose: Pose, unit: (x: Float, y: Float)) {
+  private mutating func recognise(_ pose: Pose, box frame: (x: Float, y: Float)) {
     var (minX, minY, maxX, maxY) = (
       Float.infinity, Float.infinity, -Float.infinity, -Float.infinity
     )
     for index in pose.joints.indices where !pose.joints[index].isMissing {
-      let (x, y) = (pose.joints[index].x / unit.x, pose.joints[index].y / unit.y)
-      (minX, maxX) = (min(minX, x), max(maxX, x))
-      (minY, maxY) = (min(minY, y), max(maxY, y))
+      let joint = pose.joints[index]
+      (minX, maxX) = (min(minX, joint.x), max(maxX, joint.x))
+      (minY, maxY) = (min(minY, joint.y), max(maxY, joint.y))
     }
-    let inside = minX >= -0.01 && minY >= -0.01 && maxX <= 1.01 && maxY <= 1.01
-    let box = inside && maxX - minX >= 0.6 && maxY - minY >= 0.6
-    let edge =
-      box && (minX <= 0.002 || minY <= 0.002 || maxX >= 0.998 || maxY >= 0.998)
+    /// Whether the pose fills `box` as a frame normalised to it would, and touches its edge.
+    func fills(_ box: (x: Float, y: Float)) -> (box: Bool, edge: Bool) {
+      let (x0, x1, y0, y1) = (minX / box.x, maxX / box.x, minY / box.y, maxY / box.y)
+      let inside = x0 >= -0.01 && y0 >= -0.01 && x1 <= 1.01 && y1 <= 1.01
+      let filled = inside && x1 - x0 >= 0.6 && y1 - y0 >= 0.6
+      return (filled, filled && (x0 <= 0.002 || y0 <= 0.002 || x1 >= 0.998 || y1 >= 0.998))
+    }
+    // Values of 0…1 in a file that calls them pixels are a normalised frame too.
+    let framed = fills(frame)
+    let (box, edge) = framed.box || frame == (1, 1) ? framed : fills((1, 1))
     let gone = boxLike.append((box, edge))
     boxes += (box ? 1 : 0) - (gone?.box == true ? 1 : 0)
     edges += (edge ? 1 : 0) - (gone?.edge == true ? 1 : 0)

@@ -22,7 +22,7 @@ public struct FramePipeline: Sendable {
   public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)
     rethrows
   {
-    let pose = corrector.correct(selector.select(frame.people), unit: frame.unit)
+    let pose = corrector.correct(selector.select(frame.people), box: frame.box)
     try resampler.push(t: frame.t, pose: pose, emit: emit)
   }
 }

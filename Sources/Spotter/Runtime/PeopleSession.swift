@@ -37,8 +37,8 @@ public final class PeopleSession {
         let index = sessionIndex(for: id)
         seen |= 1 << index
         self.frame.t = frame.t
-        self.frame.unit = frame.unit
-        self.frame.unit = frame.unit
+        self.frame.box = frame.box
+        self.frame.box = frame.box
         self.frame.people.removeAll(keepingCapacity: true)
         self.frame.people.append(pose)
         sessions[index].session.push(self.frame) { emit(id, $0) }
@@ -48,7 +48,7 @@ public final class PeopleSession {
     for index in sessions.indices where seen & (1 << index) == 0 {
       let id = sessions[index].id
       self.frame.t = frame.t
-      self.frame.unit = frame.unit
+      self.frame.box = frame.box
       self.frame.people.removeAll(keepingCapacity: true)
       sessions[index].session.push(self.frame) { emit(id, $0) }
     }

@@ -201,13 +201,13 @@ enum CountCommand {
             assign: { id, pose in
               seen.append(id)
               single.t = frame.t
-              single.unit = frame.unit
+              single.box = frame.box
               single.people = [pose]
               push(id, single)
             }, ended: { _ in })
           for entry in counters where !seen.contains(entry.id) {
             single.t = frame.t
-            single.unit = frame.unit
+            single.box = frame.box
             single.people = []
             push(entry.id, single)
           }

@@ -106,7 +106,7 @@ enum DemoCommand {
       }
     }
     var frame = PeopleFrame()
-    frame.unit = recording.header.space.unit
+    frame.box = recording.header.space.frameBox
     let start = Date()
     for (index, sample) in recording.frames.enumerated() {
       if realtime {

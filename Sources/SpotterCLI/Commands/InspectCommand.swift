@@ -88,6 +88,13 @@ enum InspectCommand {
       }
       lines.append(cells.joined(separator: "   "))
     }
+    if let from = summary.boxNormalisedFrom {
+      row(
+        "Box-normalised",
+        String(
+          format: "each frame stretched to its own box (seen from %.2f s): scale and position "
+            + "are lost, the aspect is refitted", from))
+    }
     row("Bad lines", "\(summary.badLines)")
     for error in summary.firstErrors { lines.append("  \(error)") }
     if summary.badLines > summary.firstErrors.count {
@@ -114,6 +121,7 @@ enum InspectCommand {
       "max_people": summary.maxPeople,
       "mean_confidence": joints,
       "bad_lines": summary.badLines,
+      "box_normalised_from": summary.boxNormalisedFrom ?? NSNull(),
       "errors": summary.firstErrors.map { error -> [String: Any] in
         var entry: [String: Any] = ["file": error.file, "message": error.message]
         if let line = error.line { entry["line"] = line }
