@@ -119,8 +119,7 @@ import Testing
 
     /// Sends a whole pose file, pacing frames at `speed` times real time.
     func stream(_ path: String, speed: Double = 8, stopAfter fraction: Double = 1) {
-      let lines = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self)
-        .split(separator: "\n").map(String.init)
+      let lines = DaemonTests.lines(of: path)
       send(lines[0])
       let frames = lines.dropFirst()
       for line in frames.prefix(Int(Double(frames.count) * fraction)) {
@@ -179,6 +178,22 @@ import Testing
     return folder + "/group-\(String(format: "%06d", seed)).jsonl"
   }
 
+  /// The event lines `spotter classify --json --predictions` writes for `file`.
+  static func classified(_ file: String) throws -> [String] {
+    let classified = try SpotterProcess.run([
+      "classify", "--json", "--predictions", "--weights",
+      repositoryRoot + "/Weights/default.spotter", file,
+    ])
+    #expect(classified.status == 0, "\(classified.stderr)")
+    return classified.stdout.split(separator: "\n").map(String.init)
+  }
+
+  /// The lines of a pose file.
+  static func lines(of file: String) -> [String] {
+    String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+  }
+
   static func object(_ line: String) -> [String: Any]? {
     try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
   }
@@ -198,14 +213,7 @@ import Testing
     let files = try [("jumping_jack", 8, 307), ("squat", 6, 308), ("jumping_jack", 8, 309)].map {
       try Self.recording($0.0, reps: $0.1, seed: $0.2)
     }
-    let expected = try files.map { file in
-      let classified = try SpotterProcess.run([
-        "classify", "--json", "--predictions", "--weights",
-        repositoryRoot + "/Weights/default.spotter", file,
-      ])
-      #expect(classified.status == 0, "\(classified.stderr)")
-      return classified.stdout.split(separator: "\n").map(String.init)
-    }
+    let expected = try files.map(Self.classified)
     let server = try Server(extra: ["--predictions"])
     let clients = try files.map { _ in try Client(socket: server.socket) }
     DispatchQueue.concurrentPerform(iterations: files.count) { index in
@@ -222,13 +230,29 @@ import Testing
     #expect(server.stop() == 0)
   }
 
+  /// A stream sent whole, in one write, gives the events of classify too: the server reads it
+  /// in bursts of hundreds of frames, far more than a session holds while its prediction waits
+  /// for the end of the round.
+  @Test func aStreamSentAtOnceGetsTheEventsOfClassify() throws {
+    let file = try Self.recording("squat", reps: 8, seed: 361)
+    let expected = try Self.classified(file)
+    let server = try Server(extra: ["--predictions"])
+    let client = try Client(socket: server.socket)
+    client.send(Self.lines(of: file).joined(separator: "\n"))
+    let served = client.finish()
+    #expect(served.last?["dropped_frames"] as? Int == 0)
+    #expect(expected.filter { $0.contains(#""type":"prediction""#) }.count > 20)
+    #expect(client.lines.dropLast() == expected.dropLast())
+    #expect(Self.summary(served) == Self.summary(expected.suffix(1).compactMap(Self.object)))
+    #expect(server.stop() == 0)
+  }
+
   /// Frames that arrive together beyond the backlog are dropped and counted: 300 frames
   /// written at once are read far more than 2 at a time. With no backlog (0), every one of
   /// them is kept.
   @Test(arguments: [2, 0]) func framesBeyondTheBacklogAreDroppedAndCounted(backlog: Int) throws {
     let file = try Self.recording("squat", reps: 4, seed: 311)
-    let lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    let lines = Self.lines(of: file)
     let server = try Server(backlog: backlog)
     let client = try Client(socket: server.socket)
     client.send(lines.prefix(301).joined(separator: "\n"))  // the header and 300 frames
@@ -385,8 +409,7 @@ import Testing
     let server = try Server()
     let file = try Self.recording("squat", reps: 6, seed: 341)
     let client = try Client(socket: server.socket)
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     lines[0] = String(lines[0].dropLast()) + #","client":"bench-7"}"#
     let named = Fixtures.file(named: "named.jsonl", lines.joined(separator: "\n") + "\n")
     client.stream(named)
@@ -411,8 +434,7 @@ import Testing
   @Test func aStreamsHeaderGoalEndsItsSet() throws {
     let server = try Server()
     let file = try Self.recording("squat", reps: 8, seed: 351)
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     let header = lines[0]
     func events(goal: String) throws -> [[String: Any]] {
       lines[0] = String(header.dropLast()) + #","goal":"# + goal + "}"
@@ -447,8 +469,7 @@ import Testing
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }
     let server = try Server(extra: ["--people", "2"])
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     let header = lines[0]
     func stream(_ keys: String, fraction: Double = 1) throws -> [[String: Any]] {
       lines[0] = String(header.dropLast()) + keys + "}"
