@@ -247,6 +247,28 @@ import Testing
     #expect(server.stop() == 0)
   }
 
+  /// A stream without `t` times its frames by their index: a frame dropped as late and a line
+  /// skipped as too long still count, so the frames after them keep their times (the summary
+  /// ends where classify's does), and the skipped line is a bad line, as in classify.
+  @Test func aStreamWithoutTimesKeepsItsClockThroughDroppedAndSkippedLines() throws {
+    var lines = Self.lines(of: try Self.recording("squat", reps: 6, seed: 362))
+    for index in lines.indices.dropFirst() {
+      lines[index] = "{" + lines[index].drop { $0 != "," }.dropFirst()  // {"t":…, dropped
+    }
+    lines[lines.count / 2] = String(repeating: "x", count: 5000)
+    let file = Fixtures.file(named: "untimed.jsonl", lines.joined(separator: "\n") + "\n")
+    let expected = try #require(Self.object(try Self.classified(file).last!))
+    let server = try Server(extra: ["--max-line", "4096"], backlog: 2)
+    let client = try Client(socket: server.socket)
+    client.send(lines.joined(separator: "\n"))
+    let summary = try #require(client.finish().last { $0["type"] as? String == "summary" })
+    #expect((summary["dropped_frames"] as? Int ?? 0) > 0, "\(summary)")
+    #expect(summary["t"] as? Double == expected["t"] as? Double, "\(summary)")
+    #expect(expected["bad_lines"] as? Int == 1)
+    #expect(summary["bad_lines"] as? Int == 1, "\(summary)")
+    #expect(server.stop() == 0)
+  }
+
   /// Frames that arrive together beyond the backlog are dropped and counted: 300 frames
   /// written at once are read far more than 2 at a time. With no backlog (0), every one of
   /// them is kept.

@@ -144,14 +144,14 @@ final class Connection {
       switch line {
       case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
       case .tooLong(let length):
-        daemon.countError()
-        send(
-          .error(
-            t: nil, line: number,
+        // Counted in the clock, as the file reader does: frames without `t` keep their times.
+        decoder?.skipLine()
+        reportBadLine(
+          PoseFileError(
+            file: name, line: number,
             message:
               "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
-              + "was skipped"
-          ))
+              + "was skipped"))
       }
     }
     scratch.waiting.removeAll(keepingCapacity: true)
@@ -172,6 +172,8 @@ final class Connection {
       return
     }
     if late && kind == .frame {
+      // Dropped, but counted in the clock: frames without `t` after it keep their times.
+      decoder!.skipLine()
       counters.droppedFrames! += 1
       daemon.countDropped(1)
       return
@@ -184,15 +186,20 @@ final class Connection {
       } else {
         people!.push(scratch.frame) { send($1, person: $0) }
       }
-    case .skipped(let error):
-      daemon.countError()
-      if let session {
-        session.reportBadLine(error) { send($0) }
-      } else {
-        counters.badLines += 1
-        send(.error(t: nil, line: error.line, message: error.description))
-      }
+    case .skipped(let error): reportBadLine(error)
     case .end: break
+    }
+  }
+
+  /// Reports a line that was skipped with an `error` event; the summary's `bad_lines` counts
+  /// it.
+  private func reportBadLine(_ error: PoseFileError) {
+    daemon.countError()
+    if let session {
+      session.reportBadLine(error) { send($0) }
+    } else {
+      counters.badLines += 1
+      send(.error(t: nil, line: error.line, message: error.description))
     }
   }
 
