@@ -72,6 +72,7 @@ import Testing
   final class Client: @unchecked Sendable {
     let fd: Int32
     private var received = Data()
+    private var failedRead: Int32 = 0
     private let lock = NSLock()
     private let reader = DispatchGroup()
 
@@ -97,6 +98,7 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
           let count = Glibc.read(fd, &buffer, buffer.count)
+          if count < 0 { lock.withLock { failedRead = errno } }
           if count <= 0 { break }
           lock.withLock { received.append(contentsOf: buffer[0..<count]) }
         }
@@ -137,6 +139,10 @@ import Testing
     }
 
     var events: [[String: Any]] { lines.compactMap(DaemonTests.object) }
+
+    /// The `errno` of the read that ended the stream of events; 0 when the server ended it
+    /// cleanly (the end of the stream).
+    var readError: Int32 { lock.withLock { failedRead } }
 
     /// The event lines as received.
     var lines: [String] {
@@ -324,6 +330,30 @@ import Testing
           && $0["line"] as? Int == 4
       })
     #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+  }
+
+  /// A connection over `--max-connections` reads its refusal and then the end of the stream,
+  /// though it sent its header before the server took it (the server is stopped meanwhile): a
+  /// server that closed the socket with the header unread would reset the connection.
+  @Test func aRefusedClientReadsItsRefusalAndAnEnd() throws {
+    let server = try Server(extra: ["--max-connections", "1"])
+    let holder = try Client(socket: server.socket)
+    holder.send(#"{"cmd":"stats"}"#)  // answered once the server has taken the connection
+    for _ in 0..<1000 where holder.lines.isEmpty { usleep(20_000) }
+    #expect(holder.lines.count == 1)
+    kill(server.process.processIdentifier, SIGSTOP)
+    let refused = try Client(socket: server.socket)
+    refused.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    refused.send(#"{"t":0,"pose":null}"#)
+    kill(server.process.processIdentifier, SIGCONT)
+    let events = refused.finish()
+    #expect(events.count == 1)
+    #expect(
+      (events.first?["message"] as? String)?.hasPrefix("too many connections (1)") == true,
+      "\(events)")
+    #expect(refused.readError == 0, "read failed: \(String(cString: strerror(refused.readError)))")
+    _ = holder.finish()
     #expect(server.stop() == 0)
   }
 
