@@ -321,6 +321,7 @@ import Testing
     let events = client.finish()
     let errors = events.filter { $0["type"] as? String == "error" }
     #expect(errors.count == 3, "\(events)")
+    #expect(events.last?["bad_lines"] as? Int == 3, "each line skipped is a bad line")
     #expect(
       (errors.first?["message"] as? String)?.contains("the first line must be a pose-file header")
         == true)
@@ -330,6 +331,32 @@ import Testing
           && $0["line"] as? Int == 4
       })
     #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+  }
+
+  /// Until a header comes, each line is tried as one. The first says what is wrong with it as
+  /// a header; frames after it, that the stream has no header. Each error names its own line,
+  /// in its message as in its `line`, and once a header comes, the summary counts them.
+  @Test func linesBeforeTheHeaderAreEachNamed() throws {
+    let server = try Server()
+    let client = try Client(socket: server.socket)
+    client.send(#"{"t":0.1,"pose":null}"#)
+    client.send(#"{"t":0.2,"pose":null}"#)
+    client.send(#"{"t":0.3,"pose":null}"#)
+    client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    client.send(#"{"t":0.4,"pose":null}"#)
+    let events = client.finish()
+    let errors = events.filter { $0["type"] as? String == "error" }
+    #expect(errors.map { $0["line"] as? Int } == [1, 2, 3], "\(events)")
+    for error in errors {
+      let message = error["message"] as? String ?? ""
+      let line = error["line"] as? Int ?? 0
+      #expect(message.hasPrefix("connection 1:\(line): "), "\(error)")
+      let expected = line == 1 ? "the file starts with a frame" : "the stream has no header"
+      #expect(message.contains(expected), "\(error)")
+    }
+    #expect(events.last?["type"] as? String == "summary")
+    #expect(events.last?["bad_lines"] as? Int == 3)
     #expect(server.stop() == 0)
   }
 

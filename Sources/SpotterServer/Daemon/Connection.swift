@@ -51,6 +51,8 @@ final class Connection {
   private var personRecorders: [(id: Int, recorder: SessionRecorder)] = []
   /// Who the header says the stream is (its `person` or `client`), for the history.
   private var streamPerson: String?
+  /// The first line that should have been the header and was not, while no header has come.
+  private var headerMissingSince: Int?
 
   init(
     descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
@@ -146,6 +148,7 @@ final class Connection {
       case .tooLong(let length):
         // Counted in the clock, as the file reader does: frames without `t` keep their times.
         decoder?.skipLine()
+        if !isOpen { headerMissingSince = headerMissingSince ?? number }
         reportBadLine(
           PoseFileError(
             file: name, line: number,
@@ -168,7 +171,7 @@ final class Connection {
       return
     }
     guard isOpen, decoder != nil else {
-      startSession(line, number: number)
+      startSession(line, number: number, kind: kind)
       return
     }
     if late && kind == .frame {
@@ -234,38 +237,46 @@ final class Connection {
     return (people, nil)
   }
 
-  private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
+  /// Starts the session from a header line. Until a header comes, each line is tried as one;
+  /// a line that is not one is skipped with an error naming it, which says what is wrong with
+  /// it as a header, or, for a frame after the first such line, that the stream has no header.
+  private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind) {
+    let header: PoseFileHeader
     do {
-      let header = try PoseFileHeader(line: line, file: name)
-      decoder = PoseLineDecoder(header: header, name: name)
-      let goals = Self.goals(in: header)
-      if let error = goals.error {
-        daemon.countError()
-        send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
-      }
-      let people = Self.people(in: header)
-      if let error = people.error {
-        daemon.countError()
-        send(
-          .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
-      }
-      streamPerson = header.person
-      let runtime = daemon.runtime(goals: goals.goals)
-      let count = people.people ?? daemon.configuration.people
-      if count > 1 {
-        self.people = runtime.makePeopleSession(people: count)
-      } else {
-        session = runtime.makeSession(batchingPredictions: true)
-        recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
-      }
+      header = try PoseFileHeader(line: line, file: name)
     } catch {
+      let message =
+        if let first = headerMissingSince, kind == .frame {
+          "the stream has no header (line \(first) was not one), so this frame was skipped; "
+            + "send a pose-file header such as "
+        } else {
+          "\(error.message); the first line must be a pose-file header such as "
+        }
+      headerMissingSince = headerMissingSince ?? number
+      reportBadLine(
+        PoseFileError(file: name, line: number, message: message + PoseFileHeader.example))
+      return
+    }
+    decoder = PoseLineDecoder(header: header, name: name)
+    let goals = Self.goals(in: header)
+    if let error = goals.error {
+      daemon.countError()
+      send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
+    }
+    let people = Self.people(in: header)
+    if let error = people.error {
       daemon.countError()
       send(
-        .error(
-          t: nil, line: number,
-          message:
-            "\(error); the first line must be a pose-file header such as \(PoseFileHeader.example)")
-      )
+        .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
+    }
+    streamPerson = header.person
+    let runtime = daemon.runtime(goals: goals.goals)
+    let count = people.people ?? daemon.configuration.people
+    if count > 1 {
+      self.people = runtime.makePeopleSession(people: count)
+    } else {
+      session = runtime.makeSession(batchingPredictions: true)
+      recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
     }
   }
 
