@@ -168,13 +168,16 @@ struct PerFrameAllocationTests {
     #expect(cues > 0)
   }
 
-  /// Predicting in-line; and two sessions leaving predictions to their caller, who catches
-  /// their network states up together and makes them after each frame (as the daemon does).
-  /// A session makes its network state at its first prediction, once: that comes in the
+  /// Predicting in-line (nil); and two sessions leaving predictions to their caller, who catches
+  /// their network states up together and makes them every `batchEvery` frames: after each
+  /// frame, as the daemon does for a client that sends as it goes, or after 100, as for one
+  /// that sends in bursts (the sessions then make most predictions themselves, their held ticks
+  /// full). A session makes its network state at its first prediction, once: that comes in the
   /// warm-up, and nothing is allocated after it.
-  @Test(arguments: [false, true]) func aSessionAllocatesNothingPerFrame(batching: Bool) throws {
+  @Test(arguments: [nil, 1, 100]) func aSessionAllocatesNothingPerFrame(batchEvery: Int?) throws {
     let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 2)
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
+    let batching = batchEvery != nil
     let sessions = (0..<(batching ? 2 : 1)).map { _ in
       runtime.makeSession(batchingPredictions: batching)
     }
@@ -190,12 +193,14 @@ struct PerFrameAllocationTests {
         frame.people.append(recording.frames[index].pose)
       }
       for session in sessions { session.push(frame) { _ in events += 1 } }
-      guard sessions[0].predictionDue else { return }
-      due += 1
-      states.removeAll(keepingCapacity: true)
-      for session in sessions { states.append(session.streamState) }
-      StreamState.catchUp(together: states)
-      for session in sessions { session.makeDuePrediction { _ in events += 1 } }
+      guard index % (batchEvery ?? 1) == 0 else { return }
+      while sessions[0].predictionDue {
+        due += 1
+        states.removeAll(keepingCapacity: true)
+        for session in sessions { states.append(session.streamState) }
+        StreamState.catchUp(together: states)
+        for session in sessions { session.makeDuePrediction { _ in events += 1 } }
+      }
     }
     for index in 0..<300 { push(index) }
     #expect(batching ? due > 0 : events > 0, "the first prediction comes in the warm-up")

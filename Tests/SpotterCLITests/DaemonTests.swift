@@ -72,6 +72,7 @@ import Testing
   final class Client: @unchecked Sendable {
     let fd: Int32
     private var received = Data()
+    private var failedRead: Int32 = 0
     private let lock = NSLock()
     private let reader = DispatchGroup()
 
@@ -97,6 +98,7 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
           let count = Glibc.read(fd, &buffer, buffer.count)
+          if count < 0 { lock.withLock { failedRead = errno } }
           if count <= 0 { break }
           lock.withLock { received.append(contentsOf: buffer[0..<count]) }
         }
@@ -119,8 +121,7 @@ import Testing
 
     /// Sends a whole pose file, pacing frames at `speed` times real time.
     func stream(_ path: String, speed: Double = 8, stopAfter fraction: Double = 1) {
-      let lines = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self)
-        .split(separator: "\n").map(String.init)
+      let lines = DaemonTests.lines(of: path)
       send(lines[0])
       let frames = lines.dropFirst()
       for line in frames.prefix(Int(Double(frames.count) * fraction)) {
@@ -138,6 +139,10 @@ import Testing
     }
 
     var events: [[String: Any]] { lines.compactMap(DaemonTests.object) }
+
+    /// The `errno` of the read that ended the stream of events; 0 when the server ended it
+    /// cleanly (the end of the stream).
+    var readError: Int32 { lock.withLock { failedRead } }
 
     /// The event lines as received.
     var lines: [String] {
@@ -179,6 +184,22 @@ import Testing
     return folder + "/group-\(String(format: "%06d", seed)).jsonl"
   }
 
+  /// The event lines `spotter classify --json --predictions` writes for `file`.
+  static func classified(_ file: String) throws -> [String] {
+    let classified = try SpotterProcess.run([
+      "classify", "--json", "--predictions", "--weights",
+      repositoryRoot + "/Weights/default.spotter", file,
+    ])
+    #expect(classified.status == 0, "\(classified.stderr)")
+    return classified.stdout.split(separator: "\n").map(String.init)
+  }
+
+  /// The lines of a pose file.
+  static func lines(of file: String) -> [String] {
+    String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
+      .split(separator: "\n").map(String.init)
+  }
+
   static func object(_ line: String) -> [String: Any]? {
     try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
   }
@@ -198,14 +219,7 @@ import Testing
     let files = try [("jumping_jack", 8, 307), ("squat", 6, 308), ("jumping_jack", 8, 309)].map {
       try Self.recording($0.0, reps: $0.1, seed: $0.2)
     }
-    let expected = try files.map { file in
-      let classified = try SpotterProcess.run([
-        "classify", "--json", "--predictions", "--weights",
-        repositoryRoot + "/Weights/default.spotter", file,
-      ])
-      #expect(classified.status == 0, "\(classified.stderr)")
-      return classified.stdout.split(separator: "\n").map(String.init)
-    }
+    let expected = try files.map(Self.classified)
     let server = try Server(extra: ["--predictions"])
     let clients = try files.map { _ in try Client(socket: server.socket) }
     DispatchQueue.concurrentPerform(iterations: files.count) { index in
@@ -222,13 +236,51 @@ import Testing
     #expect(server.stop() == 0)
   }
 
+  /// A stream sent whole, in one write, gives the events of classify too: the server reads it
+  /// in bursts of hundreds of frames, far more than a session holds while its prediction waits
+  /// for the end of the round.
+  @Test func aStreamSentAtOnceGetsTheEventsOfClassify() throws {
+    let file = try Self.recording("squat", reps: 8, seed: 361)
+    let expected = try Self.classified(file)
+    let server = try Server(extra: ["--predictions"])
+    let client = try Client(socket: server.socket)
+    client.send(Self.lines(of: file).joined(separator: "\n"))
+    let served = client.finish()
+    #expect(served.last?["dropped_frames"] as? Int == 0)
+    #expect(expected.filter { $0.contains(#""type":"prediction""#) }.count > 20)
+    #expect(client.lines.dropLast() == expected.dropLast())
+    #expect(Self.summary(served) == Self.summary(expected.suffix(1).compactMap(Self.object)))
+    #expect(server.stop() == 0)
+  }
+
+  /// A stream without `t` times its frames by their index: a frame dropped as late and a line
+  /// skipped as too long still count, so the frames after them keep their times (the summary
+  /// ends where classify's does), and the skipped line is a bad line, as in classify.
+  @Test func aStreamWithoutTimesKeepsItsClockThroughDroppedAndSkippedLines() throws {
+    var lines = Self.lines(of: try Self.recording("squat", reps: 6, seed: 362))
+    for index in lines.indices.dropFirst() {
+      lines[index] = "{" + lines[index].drop { $0 != "," }.dropFirst()  // {"t":…, dropped
+    }
+    lines[lines.count / 2] = String(repeating: "x", count: 5000)
+    let file = Fixtures.file(named: "untimed.jsonl", lines.joined(separator: "\n") + "\n")
+    let expected = try #require(Self.object(try Self.classified(file).last!))
+    let server = try Server(extra: ["--max-line", "4096"], backlog: 2)
+    let client = try Client(socket: server.socket)
+    client.send(lines.joined(separator: "\n"))
+    let summary = try #require(client.finish().last { $0["type"] as? String == "summary" })
+    #expect((summary["dropped_frames"] as? Int ?? 0) > 0, "\(summary)")
+    #expect(summary["t"] as? Double == expected["t"] as? Double, "\(summary)")
+    #expect(expected["bad_lines"] as? Int == 1)
+    #expect(summary["bad_lines"] as? Int == 1, "\(summary)")
+    #expect(server.stop() == 0)
+  }
+
   /// Frames that arrive together beyond the backlog are dropped and counted: 300 frames
   /// written at once are read far more than 2 at a time. With no backlog (0), every one of
   /// them is kept.
   @Test(arguments: [2, 0]) func framesBeyondTheBacklogAreDroppedAndCounted(backlog: Int) throws {
     let file = try Self.recording("squat", reps: 4, seed: 311)
-    let lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    let lines = Self.lines(of: file)
     let server = try Server(backlog: backlog)
     let client = try Client(socket: server.socket)
     client.send(lines.prefix(301).joined(separator: "\n"))  // the header and 300 frames
@@ -269,6 +321,7 @@ import Testing
     let events = client.finish()
     let errors = events.filter { $0["type"] as? String == "error" }
     #expect(errors.count == 3, "\(events)")
+    #expect(events.last?["bad_lines"] as? Int == 3, "each line skipped is a bad line")
     #expect(
       (errors.first?["message"] as? String)?.contains("the first line must be a pose-file header")
         == true)
@@ -278,6 +331,56 @@ import Testing
           && $0["line"] as? Int == 4
       })
     #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+  }
+
+  /// Until a header comes, each line is tried as one. The first says what is wrong with it as
+  /// a header; frames after it, that the stream has no header. Each error names its own line,
+  /// in its message as in its `line`, and once a header comes, the summary counts them.
+  @Test func linesBeforeTheHeaderAreEachNamed() throws {
+    let server = try Server()
+    let client = try Client(socket: server.socket)
+    client.send(#"{"t":0.1,"pose":null}"#)
+    client.send(#"{"t":0.2,"pose":null}"#)
+    client.send(#"{"t":0.3,"pose":null}"#)
+    client.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    client.send(#"{"t":0.4,"pose":null}"#)
+    let events = client.finish()
+    let errors = events.filter { $0["type"] as? String == "error" }
+    #expect(errors.map { $0["line"] as? Int } == [1, 2, 3], "\(events)")
+    for error in errors {
+      let message = error["message"] as? String ?? ""
+      let line = error["line"] as? Int ?? 0
+      #expect(message.hasPrefix("connection 1:\(line): "), "\(error)")
+      let expected = line == 1 ? "the file starts with a frame" : "the stream has no header"
+      #expect(message.contains(expected), "\(error)")
+    }
+    #expect(events.last?["type"] as? String == "summary")
+    #expect(events.last?["bad_lines"] as? Int == 3)
+    #expect(server.stop() == 0)
+  }
+
+  /// A connection over `--max-connections` reads its refusal and then the end of the stream,
+  /// though it sent its header before the server took it (the server is stopped meanwhile): a
+  /// server that closed the socket with the header unread would reset the connection.
+  @Test func aRefusedClientReadsItsRefusalAndAnEnd() throws {
+    let server = try Server(extra: ["--max-connections", "1"])
+    let holder = try Client(socket: server.socket)
+    holder.send(#"{"cmd":"stats"}"#)  // answered once the server has taken the connection
+    for _ in 0..<1000 where holder.lines.isEmpty { usleep(20_000) }
+    #expect(holder.lines.count == 1)
+    kill(server.process.processIdentifier, SIGSTOP)
+    let refused = try Client(socket: server.socket)
+    refused.send(#"{"spotter":"poses","version":1,"layout":"coco17"}"#)
+    refused.send(#"{"t":0,"pose":null}"#)
+    kill(server.process.processIdentifier, SIGCONT)
+    let events = refused.finish()
+    #expect(events.count == 1)
+    #expect(
+      (events.first?["message"] as? String)?.hasPrefix("too many connections (1)") == true,
+      "\(events)")
+    #expect(refused.readError == 0, "read failed: \(String(cString: strerror(refused.readError)))")
+    _ = holder.finish()
     #expect(server.stop() == 0)
   }
 
@@ -385,8 +488,7 @@ import Testing
     let server = try Server()
     let file = try Self.recording("squat", reps: 6, seed: 341)
     let client = try Client(socket: server.socket)
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     lines[0] = String(lines[0].dropLast()) + #","client":"bench-7"}"#
     let named = Fixtures.file(named: "named.jsonl", lines.joined(separator: "\n") + "\n")
     client.stream(named)
@@ -411,8 +513,7 @@ import Testing
   @Test func aStreamsHeaderGoalEndsItsSet() throws {
     let server = try Server()
     let file = try Self.recording("squat", reps: 8, seed: 351)
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     let header = lines[0]
     func events(goal: String) throws -> [[String: Any]] {
       lines[0] = String(header.dropLast()) + #","goal":"# + goal + "}"
@@ -447,8 +548,7 @@ import Testing
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }
     let server = try Server(extra: ["--people", "2"])
-    var lines = String(decoding: FileManager.default.contents(atPath: file)!, as: UTF8.self)
-      .split(separator: "\n").map(String.init)
+    var lines = Self.lines(of: file)
     let header = lines[0]
     func stream(_ keys: String, fraction: Double = 1) throws -> [[String: Any]] {
       lines[0] = String(header.dropLast()) + keys + "}"

@@ -179,6 +179,38 @@ import Testing
     for stream in starts.indices { #expect(events[stream] == alone[stream], "stream \(stream)") }
   }
 
+  /// A session whose caller makes its predictions late holds every tick meanwhile, however
+  /// many come: frames pushed `burst` at a time between the caller's batches (as a daemon reads
+  /// a client that sends in bursts), and one frame after five seconds unseen, whose push alone
+  /// brings 150 ticks. The events are those of a session predicting on its own, byte for byte.
+  @Test(arguments: [1, 150]) func batchedPredictionsLoseNoTick(burst: Int) {
+    var frames = Self.frames(Self.demo(seed: 5007))
+    let gapAt = frames.count / 3
+    for index in gapAt..<frames.count { frames[index].t += 5 }
+    var options = Self.runtime.options
+    options.reportPredictions = true
+    let runtime = Runtime(
+      classifier: Self.runtime.classifier, catalogue: Self.runtime.catalogue, options: options)
+    var alone: [String] = []
+    let single = runtime.makeSession()
+    for frame in frames { single.push(frame) { alone.append($0.jsonLine) } }
+    single.finish { alone.append($0.jsonLine) }
+
+    var batched: [String] = []
+    let session = runtime.makeSession(batchingPredictions: true)
+    for (index, frame) in frames.enumerated() {
+      session.push(frame) { batched.append($0.jsonLine) }
+      guard index % burst == burst - 1 else { continue }
+      while session.predictionDue {
+        StreamState.catchUp(together: [session.streamState])
+        session.makeDuePrediction { batched.append($0.jsonLine) }
+      }
+    }
+    session.finish { batched.append($0.jsonLine) }
+    #expect(alone.filter { $0.contains(#""type":"prediction""#) }.count > 200)
+    #expect(batched == alone)
+  }
+
   /// A goal ends the set at its target, reps counted in backfill included; the person's
   /// further squats do not start another set until the classifier has seen something else.
   @Test func aGoalEndsTheSetAtItsTarget() throws {

@@ -53,7 +53,10 @@ public final class Session {
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   private var positionsAreLost = false
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
-  /// and the ticks that arrived after it, held until it is made.
+  /// and the ticks that arrived after it, held until it is made. A tick that finds the ring
+  /// full makes the prediction itself (`tick`): a burst of frames, or one frame after a long
+  /// gap (a tick for every 1/30 s of it), may bring any number of ticks before the caller's
+  /// batch, and none may be lost.
   private let batchesPredictions: Bool
   private var pendingPrediction: Double?
   private var heldTicks: FixedRing<(t: Double, pose: Pose)>
@@ -140,9 +143,10 @@ public final class Session {
   /// prediction is due, `push` returns with this set (holding the ticks that come meanwhile),
   /// and the caller makes it with `makeDuePrediction(emit:)`, after catching up the network
   /// states of all its due sessions together (`streamState`, `StreamState.catchUp(together:)`)
-  /// if it likes, so each weight read serves them all. Events and counts are those of a
-  /// session that predicts on its own, byte for byte: the same frames go through the same
-  /// layers.
+  /// if it likes, so each weight read serves them all. Pushes that bring more ticks than the
+  /// session holds (64: two seconds) make the due prediction themselves, alone. Events and
+  /// counts are those of a session that predicts on its own, byte for byte: the same frames go
+  /// through the same layers.
   public var predictionDue: Bool { pendingPrediction != nil }
 
   /// The network's state: its pending frames are those the due prediction needs. Made at the
@@ -166,6 +170,10 @@ public final class Session {
   // MARK: the frame path
 
   private func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) {
+    if pendingPrediction != nil && heldTicks.isFull {
+      // Made alone, as a session that does not batch makes it: the same events.
+      makeDuePrediction(emit: emit)
+    }
     if pendingPrediction != nil {
       heldTicks.append((t, pose))
       return

@@ -51,6 +51,8 @@ final class Connection {
   private var personRecorders: [(id: Int, recorder: SessionRecorder)] = []
   /// Who the header says the stream is (its `person` or `client`), for the history.
   private var streamPerson: String?
+  /// The first line that should have been the header and was not, while no header has come.
+  private var headerMissingSince: Int?
 
   init(
     descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
@@ -144,14 +146,15 @@ final class Connection {
       switch line {
       case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
       case .tooLong(let length):
-        daemon.countError()
-        send(
-          .error(
-            t: nil, line: number,
+        // Counted in the clock, as the file reader does: frames without `t` keep their times.
+        decoder?.skipLine()
+        if !isOpen { headerMissingSince = headerMissingSince ?? number }
+        reportBadLine(
+          PoseFileError(
+            file: name, line: number,
             message:
               "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
-              + "was skipped"
-          ))
+              + "was skipped"))
       }
     }
     scratch.waiting.removeAll(keepingCapacity: true)
@@ -168,10 +171,12 @@ final class Connection {
       return
     }
     guard isOpen, decoder != nil else {
-      startSession(line, number: number)
+      startSession(line, number: number, kind: kind)
       return
     }
     if late && kind == .frame {
+      // Dropped, but counted in the clock: frames without `t` after it keep their times.
+      decoder!.skipLine()
       counters.droppedFrames! += 1
       daemon.countDropped(1)
       return
@@ -184,15 +189,20 @@ final class Connection {
       } else {
         people!.push(scratch.frame) { send($1, person: $0) }
       }
-    case .skipped(let error):
-      daemon.countError()
-      if let session {
-        session.reportBadLine(error) { send($0) }
-      } else {
-        counters.badLines += 1
-        send(.error(t: nil, line: error.line, message: error.description))
-      }
+    case .skipped(let error): reportBadLine(error)
     case .end: break
+    }
+  }
+
+  /// Reports a line that was skipped with an `error` event; the summary's `bad_lines` counts
+  /// it.
+  private func reportBadLine(_ error: PoseFileError) {
+    daemon.countError()
+    if let session {
+      session.reportBadLine(error) { send($0) }
+    } else {
+      counters.badLines += 1
+      send(.error(t: nil, line: error.line, message: error.description))
     }
   }
 
@@ -227,38 +237,46 @@ final class Connection {
     return (people, nil)
   }
 
-  private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
+  /// Starts the session from a header line. Until a header comes, each line is tried as one;
+  /// a line that is not one is skipped with an error naming it, which says what is wrong with
+  /// it as a header, or, for a frame after the first such line, that the stream has no header.
+  private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind) {
+    let header: PoseFileHeader
     do {
-      let header = try PoseFileHeader(line: line, file: name)
-      decoder = PoseLineDecoder(header: header, name: name)
-      let goals = Self.goals(in: header)
-      if let error = goals.error {
-        daemon.countError()
-        send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
-      }
-      let people = Self.people(in: header)
-      if let error = people.error {
-        daemon.countError()
-        send(
-          .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
-      }
-      streamPerson = header.person
-      let runtime = daemon.runtime(goals: goals.goals)
-      let count = people.people ?? daemon.configuration.people
-      if count > 1 {
-        self.people = runtime.makePeopleSession(people: count)
-      } else {
-        session = runtime.makeSession(batchingPredictions: true)
-        recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
-      }
+      header = try PoseFileHeader(line: line, file: name)
     } catch {
+      let message =
+        if let first = headerMissingSince, kind == .frame {
+          "the stream has no header (line \(first) was not one), so this frame was skipped; "
+            + "send a pose-file header such as "
+        } else {
+          "\(error.message); the first line must be a pose-file header such as "
+        }
+      headerMissingSince = headerMissingSince ?? number
+      reportBadLine(
+        PoseFileError(file: name, line: number, message: message + PoseFileHeader.example))
+      return
+    }
+    decoder = PoseLineDecoder(header: header, name: name)
+    let goals = Self.goals(in: header)
+    if let error = goals.error {
+      daemon.countError()
+      send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
+    }
+    let people = Self.people(in: header)
+    if let error = people.error {
       daemon.countError()
       send(
-        .error(
-          t: nil, line: number,
-          message:
-            "\(error); the first line must be a pose-file header such as \(PoseFileHeader.example)")
-      )
+        .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
+    }
+    streamPerson = header.person
+    let runtime = daemon.runtime(goals: goals.goals)
+    let count = people.people ?? daemon.configuration.people
+    if count > 1 {
+      self.people = runtime.makePeopleSession(people: count)
+    } else {
+      session = runtime.makeSession(batchingPredictions: true)
+      recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
     }
   }
 

@@ -96,6 +96,9 @@ public final class Daemon {
   private var dueStates: [StreamState] = []
   /// When idle connections were last looked for.
   private var lastIdleCheck = 0.0
+  /// Refused connections not yet closed, each with the time it is closed at the latest
+  /// (`refuse`).
+  private var refused: [FileDescriptor: Double] = [:]
   struct Stats {
     var connectionsTotal = 0
     var frames = 0
@@ -142,6 +145,8 @@ public final class Daemon {
           acceptSome(on: descriptor, now: now)
         } else if let connection = connections[descriptor] {
           serve(connection, readiness, now: now)
+        } else if refused[descriptor] != nil, Self.discardInput(of: descriptor) {
+          closeRefused(descriptor)
         }
       }
       predictDue()
@@ -150,6 +155,7 @@ public final class Daemon {
       // would cost more than the round's work.
       if now - lastIdleCheck >= 1 {
         lastIdleCheck = now
+        for (descriptor, deadline) in refused where now >= deadline { closeRefused(descriptor) }
         for connection in Array(connections.values)
         where now - connection.lastActivity > configuration.idleSeconds {
           connection.send(
@@ -164,6 +170,7 @@ public final class Daemon {
     for listener in listeners { listener.close() }
     if let path = configuration.socketPath { unlink(path) }
     for connection in Array(connections.values) { close(connection) }
+    for descriptor in Array(refused.keys) { closeRefused(descriptor) }
     poller.close()
     // What the history writer still holds is written before `run` returns.
     configuration.history?.finish()
@@ -260,11 +267,7 @@ public final class Daemon {
     for _ in 0..<Self.acceptsPerRound {
       guard let descriptor = Socket.accept(on: listener) else { return }
       guard connections.count < configuration.maxConnections else {
-        let refusal = SpotterEvent.error(
-          t: nil, line: nil,
-          message: "too many connections (\(configuration.maxConnections)); try later")
-        descriptor.writeAll(refusal.jsonLine + "\n")
-        descriptor.close()
+        refuse(descriptor, now: now)
         continue
       }
       stats.connectionsTotal += 1
@@ -272,6 +275,53 @@ public final class Daemon {
       connections[descriptor] = Connection(
         descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
         maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch)
+    }
+  }
+
+  /// Refused connections kept open at once, each for at most `refusalSeconds`: enough for a
+  /// burst of clients over the limit, and a bound on the descriptors a storm of them holds.
+  static let refusalsKept = 64
+  static let refusalSeconds = 1.0
+
+  /// Tells a client over `maxConnections` so, and ends the connection so that it reads the
+  /// refusal and then the end of the stream. Closing a socket with the client's lines unread
+  /// resets the connection instead: the client's read fails (ECONNRESET) where it should end,
+  /// and a client that sent its header before it was accepted always has lines unread. So the
+  /// refusal is followed by a shutdown of the sending side, and what the client sends is read
+  /// and thrown away until it hangs up, for at most `refusalSeconds` (beyond `refusalsKept`,
+  /// only what is there now), never waiting on it.
+  private func refuse(_ descriptor: FileDescriptor, now: Double) {
+    let refusal = SpotterEvent.error(
+      t: nil, line: nil,
+      message: "too many connections (\(configuration.maxConnections)); try later")
+    descriptor.writeAll(refusal.jsonLine + "\n")
+    descriptor.shutdownWriting()
+    guard !Self.discardInput(of: descriptor), refused.count < Self.refusalsKept else {
+      descriptor.close()
+      return
+    }
+    refused[descriptor] = now + Self.refusalSeconds
+    poller.set(descriptor, read: true, write: false, adding: true)
+  }
+
+  private func closeRefused(_ descriptor: FileDescriptor) {
+    poller.remove(descriptor)
+    descriptor.close()
+    refused[descriptor] = nil
+  }
+
+  /// Reads and throws away what a refused client sent, up to 64 KiB: true once it has hung up
+  /// (or the socket failed).
+  private static func discardInput(of descriptor: FileDescriptor) -> Bool {
+    withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
+      for _ in 0..<16 {
+        switch try? descriptor.read(into: buffer) {
+        case .bytes?: continue
+        case .wouldBlock?: return false
+        case .end?, nil: return true
+        }
+      }
+      return false
     }
   }
 

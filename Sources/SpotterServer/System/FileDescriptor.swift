@@ -76,6 +76,10 @@ struct FileDescriptor: Hashable, Sendable {
 
   func close() { _ = systemClose(rawValue) }
 
+  /// Ends the sending side of a socket (`shutdown(SHUT_WR)`): the other side reads what was
+  /// written, then the end of the stream, while this side can still read.
+  func shutdownWriting() { _ = shutdown(rawValue, Int32(SHUT_WR)) }
+
   func setNonBlocking() {
     let flags = fcntl(rawValue, F_GETFL, 0)
     _ = fcntl(rawValue, F_SETFL, flags | O_NONBLOCK)
