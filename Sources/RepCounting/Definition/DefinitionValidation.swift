@@ -22,6 +22,10 @@ extension ExerciseDefinition {
   /// Parses and checks a definition; `file` names it in errors.
   public static func decode(_ data: Data, file: String) throws -> ExerciseDefinition {
     do {
+      // Unknown keys first: a misspelt key is often why a required one seems to be missing.
+      if let json = try? JSONSerialization.jsonObject(with: data) {
+        try DefinitionKeys.definition.check(json)
+      }
       let definition = try JSONDecoder().decode(ExerciseDefinition.self, from: data)
       try definition.validate()
       return definition
