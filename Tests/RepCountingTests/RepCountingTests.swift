@@ -929,6 +929,26 @@ func recording(
     }
   }
 
+  /// Two files of one folder with the same name: which one counts would depend on the order
+  /// of their file names, so neither does.
+  @Test func twoDefinitionsWithOneNameInAFolderAreRefusedNamingBoth() throws {
+    let folder = Fixtures.temporaryFolder()
+    var lunge = catalogue.definition(named: "lunge")!
+    lunge.name = "split_squat"
+    for file in ["a.json", "b.json"] {
+      try JSONEncoder().encode(lunge).write(to: URL(fileURLWithPath: folder + "/" + file))
+    }
+    #expect(
+      throws: DefinitionError(
+        file: folder + "/b.json", field: "name",
+        message:
+          "\"split_squat\" is also the name of \(folder)/a.json; each definition in a folder "
+          + "needs a name of its own")
+    ) {
+      try ExerciseCatalogue.load(adding: folder)
+    }
+  }
+
   /// The examples in `Sources/RepCounting/README.md` that are whole definitions load as they
   /// are written.
   @Test func theReadmesWholeDefinitionsLoad() throws {
