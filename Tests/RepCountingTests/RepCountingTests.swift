@@ -913,6 +913,44 @@ func recording(
         + #""cues":[{"priority":1,"message":"Deeper.","mesure":"range","below":0.3}]}"#,
       "cues[0].mesure", "unknown key \"mesure\" in cues[0]; did you mean \"measure\"?"
     ),
+    // Joints that coincide measure nothing.
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["knee","knee","knee"]},"smoothing":0.3,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      "signal.joints", "names \"knee\" more than once; an angle needs three different joints"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"hip"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "signal.to", "is \"hip\", as is from; a distance needs two different joints"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["neck","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]}]}"#,
+      "stages[0].any[0][0].orientation",
+      "names \"neck\" more than once; an orientation needs two different joints"
+    ),
+    // A stage the same as the one before it is no new position: the cycle steps through both
+    // without a movement.
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]}]}"#,
+      "stages[1]", "requires the same as stages[0], the stage before it"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]},{"name":"c","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]}]}"#,
+      "stages[2]", "requires the same as stages[0], which comes after it in the cycle"
+    ),
   ]
 
   @Test(arguments: broken)
