@@ -164,6 +164,36 @@ import Testing
     #expect(frames[0].people[0][.rightShoulder].x == 6)
   }
 
+  /// Editors on Windows start UTF-8 files with a byte order mark; it is no part of the first
+  /// line, from a file or from standard input (a pipe stands in for it).
+  @Test(arguments: [PoseFileFormat.jsonl, .csv], [false, true])
+  func aByteOrderMarkBeforeTheFirstLineIsSkipped(format: PoseFileFormat, piped: Bool) throws {
+    let header = PoseFileHeader(layout: .coco17)
+    let frames = Self.frames()
+    let path = Fixtures.temporaryFolder() + "/poses.\(format.rawValue)"
+    let writer = try PoseFileWriter(path: path, format: format, header: header)
+    for frame in frames { try writer.write(t: frame.t, people: frame.people) }
+    try writer.flush()
+    let marked = Data([0xEF, 0xBB, 0xBF]) + FileManager.default.contents(atPath: path)!
+    let source: any PoseSource
+    if piped {
+      var pipe: [Int32] = [0, 0]
+      #expect(Foundation.pipe(&pipe) == 0)
+      _ = marked.withUnsafeBytes { write(pipe[1], $0.baseAddress, $0.count) }
+      close(pipe[1])
+      source = try PoseFiles.open(
+        lines: LineReader(descriptor: pipe[0], closing: true), name: "<stdin>", options: .init())
+    } else {
+      #expect(FileManager.default.createFile(atPath: path, contents: marked))
+      source = try PoseFiles.open(path)
+    }
+    let (read, errors) = try Fixtures.readAll(source)
+    #expect(errors.isEmpty, "\(errors)")
+    #expect(source.header.layout == .coco17)
+    #expect(read.map(\.t) == frames.map(\.t))
+    #expect(read.first?.line == (format == .csv ? 3 : 2))
+  }
+
   @Test func standardInputIsReadAsItArrives() throws {
     // A pipe stands in for stdin: the reader takes a descriptor either way.
     var pipe: [Int32] = [0, 0]

@@ -845,6 +845,112 @@ func recording(
       "stages", "is not a field of the signal engine"
     ),
     ("{not json", "", "is not valid JSON"),
+    // A key the loader does not know is a mistake: it would change nothing and say nothing.
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"#
+        + #""min_rep_second":0.4}"#,
+      "min_rep_second",
+      "unknown key \"min_rep_second\" at the top level; did you mean \"min_rep_seconds\"?"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"bogus":1}"#,
+      "bogus", "unknown key \"bogus\" at the top level; expected one of alternatives, anchors,"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"hold_frames":3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]}]}"#,
+      "hold_frames",
+      "unknown key \"hold_frames\" at the top level; it belongs at stages[N].hold_frames"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","hold_frame":3,"any":[[{"orientation":["hip_centre","neck"],"#
+        + #""range":[10,40]}]]}]}"#,
+      "stages[1].hold_frame",
+      "unknown key \"hold_frame\" in stages[1]; did you mean \"hold_frames\"?"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40],"wrap":true}]]}]}"#,
+      "stages[1].any[0][0].wrap",
+      "unknown key \"wrap\" in stages[1].any[0][0]; expected one of angle, orientation, range"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee","sides":"mean"},"#
+        + #""smoothing":0.5,"direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "signal.sides", "unknown key \"sides\" in signal; did you mean \"side\"?"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"min_rang":0.1}}"#,
+      "thresholds.min_rang",
+      "unknown key \"min_rang\" in thresholds; did you mean \"min_range\"?"
+    ),
+    (
+      #"{"name":"x","label":"knee_raise","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"vertical_offset","from":"hip","to":"knee"},"smoothing":0.3,"#
+        + #""direction":"up","thresholds":{"mode":"adaptive","min_range":0.2},"#
+        + #""alternatives":[{"signal":{"kind":"inclination","from":"hip","to":"knee"},"#
+        + #""direction":"up","smoothin":0.5,"thresholds":{"mode":"adaptive","min_range":40}}]}"#,
+      "alternatives[0].smoothin",
+      "unknown key \"smoothin\" in alternatives[0]; did you mean \"smoothing\"?"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"#
+        + #""cues":[{"priority":1,"message":"Deeper.","mesure":"range","below":0.3}]}"#,
+      "cues[0].mesure", "unknown key \"mesure\" in cues[0]; did you mean \"measure\"?"
+    ),
+    // Joints that coincide measure nothing.
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"angle","joints":["knee","knee","knee"]},"smoothing":0.3,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":10}}"#,
+      "signal.joints", "names \"knee\" more than once; an angle needs three different joints"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"hip"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2}}"#,
+      "signal.to", "is \"hip\", as is from; a distance needs two different joints"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["neck","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]}]}"#,
+      "stages[0].any[0][0].orientation",
+      "names \"neck\" more than once; an orientation needs two different joints"
+    ),
+    // A stage the same as the one before it is no new position: the cycle steps through both
+    // without a movement.
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]}]}"#,
+      "stages[1]", "requires the same as stages[0], the stage before it"
+    ),
+    (
+      #"{"name":"x","label":"side_tilt","engine":"staged","min_confidence":0.3,"#
+        + #""stages":[{"name":"a","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]},{"name":"b","any":[[{"orientation":["hip_centre","neck"],"range":[10,"#
+        + #"40]}]]},{"name":"c","any":[[{"orientation":["hip_centre","neck"],"range":[350,"#
+        + #"10]}]]}]}"#,
+      "stages[2]", "requires the same as stages[0], which comes after it in the cycle"
+    ),
   ]
 
   @Test(arguments: broken)
@@ -858,6 +964,44 @@ func recording(
       #expect(error.message.hasPrefix(bad.message), "got \(error.message)")
     } catch {
       Issue.record("unexpected \(error)")
+    }
+  }
+
+  /// Two files of one folder with the same name: which one counts would depend on the order
+  /// of their file names, so neither does.
+  @Test func twoDefinitionsWithOneNameInAFolderAreRefusedNamingBoth() throws {
+    let folder = Fixtures.temporaryFolder()
+    var lunge = catalogue.definition(named: "lunge")!
+    lunge.name = "split_squat"
+    for file in ["a.json", "b.json"] {
+      try JSONEncoder().encode(lunge).write(to: URL(fileURLWithPath: folder + "/" + file))
+    }
+    #expect(
+      throws: DefinitionError(
+        file: folder + "/b.json", field: "name",
+        message:
+          "\"split_squat\" is also the name of \(folder)/a.json; each definition in a folder "
+          + "needs a name of its own")
+    ) {
+      try ExerciseCatalogue.load(adding: folder)
+    }
+  }
+
+  /// The examples in `Sources/RepCounting/README.md` that are whole definitions load as they
+  /// are written.
+  @Test func theReadmesWholeDefinitionsLoad() throws {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/RepCounting/README.md")
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let blocks = text.components(separatedBy: "```json\n").dropFirst().map {
+      $0.components(separatedBy: "```")[0]
+    }
+    let whole = blocks.filter { $0.hasPrefix("{") }
+    #expect(whole.count == 2)
+    for block in whole {
+      #expect(throws: Never.self) {
+        try ExerciseDefinition.decode(Data(block.utf8), file: "README.md")
+      }
     }
   }
 

@@ -6,15 +6,23 @@
 /// 0.0,312.5,104.2,0.98,318.0,99.1,0.95,...
 /// ```
 /// Both leading lines are optional. The `#` line is a pose-file header (README, "Pose files").
-/// Without it, the layout is the one whose joint names the column row spells (`<joint>_x`, `_y`,
-/// `_c`), or else the one with (columns − 1) / 3 joints. An empty `t` is index / fps; an empty
-/// joint (x, y and c all empty) is missing; an empty c alone means confidence 1.
+/// A column row that names joints (`<joint>_x`, `_y`, `_c`, and `t`) places the columns by
+/// name, in any order: a spreadsheet that moved a column still reads right, and a row that
+/// names a column wrongly, twice or not at all is refused, naming it. Without a header, the
+/// layout is the one whose joints the column row names, or else the one with (columns − 1) / 3
+/// joints, read in the layout's order. An empty `t` is index / fps; an empty joint (x, y and c
+/// all empty) is missing; an empty c alone means confidence 1.
 public final class CSVPoseReader: PoseSource {
   public let header: PoseFileHeader
   public let name: String
   private let lines: LineReader
   private var clock: FrameClock
   private var joints: [Float]
+  /// For each column, the value it holds: 0 is `t`, 1 + 3j + k the x, y or c (k = 0, 1, 2) of
+  /// the layout's joint j.
+  private let slots: [Int]
+  /// One row's values by slot; nil for an empty cell.
+  private var cells: [Double?]
   /// A first data row read while looking for the layout.
   private var pendingRow: (bytes: [UInt8], line: Int)?
 
@@ -23,6 +31,7 @@ public final class CSVPoseReader: PoseSource {
     self.name = name
     var header: PoseFileHeader?
     var columnNames: [String]?
+    var columnRowLine = 0
     var firstRow: (bytes: [UInt8], line: Int)?
     while firstRow == nil, let line = try lines.next() {
       guard case .text(let text) = line else {
@@ -44,15 +53,24 @@ public final class CSVPoseReader: PoseSource {
         columnNames = trimmed.split(separator: ",", omittingEmptySubsequences: false).map {
           String($0).trimmingSpaces
         }
+        columnRowLine = lines.lineNumber
       } else {
         firstRow = (Array(text), lines.lineNumber)
       }
     }
+    var named: (layout: PoseLayout, slots: [Int])?
+    if let columnNames {
+      do {
+        named = try CSVColumnRow.slots(of: columnNames, stated: header?.layout)
+      } catch {
+        throw PoseFileError(file: name, line: columnRowLine, message: error.message)
+      }
+    }
     let layout: PoseLayout
-    if let stated = header?.layout {
+    if let named {
+      layout = named.layout
+    } else if let stated = header?.layout {
       layout = stated
-    } else if let columnNames, let named = Self.layout(namedBy: columnNames) {
-      layout = named
     } else {
       let count =
         columnNames?.count
@@ -68,7 +86,7 @@ public final class CSVPoseReader: PoseSource {
       else {
         let options = PoseLayout.allCases.map { "\(1 + 3 * $0.jointCount) (\($0.rawValue))" }
         throw PoseFileError(
-          file: name, line: columnNames == nil ? firstRow?.line : 1,
+          file: name, line: columnNames == nil ? firstRow?.line : columnRowLine,
           message:
             "cannot tell the layout from \(count) columns; expected "
             + "\(options.joined(separator: ", ")), or a '# {header}' line"
@@ -78,31 +96,27 @@ public final class CSVPoseReader: PoseSource {
     }
     var resolved = header ?? PoseFileHeader(layout: layout)
     if let fps { resolved.fps = fps }
-    if let columnNames, columnNames.count != 1 + 3 * layout.jointCount {
+    let columnCount = 1 + 3 * layout.jointCount
+    if named == nil, let columnNames, columnNames.count != columnCount {
       throw PoseFileError(
-        file: name,
+        file: name, line: columnRowLine,
         message:
           "the column row has \(columnNames.count) columns; \(layout.rawValue) needs "
-          + "\(1 + 3 * layout.jointCount) (t, then x, y, c for each of its \(layout.jointCount) "
-          + "joints)"
+          + "\(columnCount) (t, then x, y, c for each of its \(layout.jointCount) joints)"
       )
     }
     self.header = resolved
     clock = FrameClock(fps: resolved.fps)
     joints = Array(repeating: 0, count: layout.jointCount * 3)
+    slots = named?.slots ?? Array(0..<columnCount)
+    cells = Array(repeating: nil, count: columnCount)
     pendingRow = firstRow
-  }
-
-  /// The layout whose joints the column row names, `t` then `<joint>_x`, `_y`, `_c`.
-  static func layout(namedBy columns: [String]) -> PoseLayout? {
-    PoseLayout.allCases.first { layout in
-      columns == ["t"] + layout.jointNames.flatMap { ["\($0)_x", "\($0)_y", "\($0)_c"] }
-    }
   }
 
   /// The column row this reader's writer puts out for a layout.
   static func columnRow(for layout: PoseLayout) -> String {
-    (["t"] + layout.jointNames.flatMap { ["\($0)_x", "\($0)_y", "\($0)_c"] }).joined(separator: ",")
+    (0..<1 + 3 * layout.jointCount).map { CSVColumnRow.name(ofSlot: $0, layout) }.joined(
+      separator: ",")
   }
 
   public func next(into frame: inout PeopleFrame) throws -> PoseReadResult {
@@ -155,12 +169,13 @@ public final class CSVPoseReader: PoseSource {
     return .frame
   }
 
-  /// Parses one row into (x, y, c) triples; returns its `t`, if stated.
+  /// Parses one row into (x, y, c) triples, each column to its slot; returns its `t`, if
+  /// stated.
   private func parseRow(_ text: UnsafeBufferPointer<UInt8>, into joints: inout [Float])
     throws(FrameLineError) -> Double?
   {
     let layout = header.layout
-    let expected = 1 + 3 * layout.jointCount
+    let expected = slots.count
     var fields = 0
     for byte in text where byte == UInt8(ascii: ",") { fields += 1 }
     fields += 1
@@ -173,34 +188,29 @@ public final class CSVPoseReader: PoseSource {
       )
     }
     var scanner = ByteScanner(bytes: text)
-    func field(_ index: Int) throws(FrameLineError) -> Double? {
+    for (column, slot) in slots.enumerated() {
       scanner.skipSpace()
-      var value: Double? = nil
+      cells[slot] = nil
       if scanner.peek != UInt8(ascii: ","), !scanner.isAtEnd {
-        let column = scanner.position + 1
-        let number = try scanner.number(named: Self.columnName(index, layout))
+        let start = scanner.position + 1
+        let number = try scanner.number(named: columnName(column))
         guard number.isFinite else {
           throw FrameLineError(
-            column: column,
-            message: "\(Self.columnName(index, layout)) is \(number); values must be finite numbers"
-          )
+            column: start,
+            message: "\(columnName(column)) is \(number); values must be finite numbers")
         }
-        value = number
+        cells[slot] = number
         scanner.skipSpace()
       }
-      if index + 1 < expected {
-        try scanner.expect(UInt8(ascii: ","), "',' after \(Self.columnName(index, layout))")
+      if column + 1 < expected {
+        try scanner.expect(UInt8(ascii: ","), "',' after \(columnName(column))")
       } else if !scanner.isAtEnd {
         throw FrameLineError(
           column: scanner.position + 1, message: "unexpected text after the last column")
       }
-      return value
     }
-    let t = try field(0)
     for joint in 0..<layout.jointCount {
-      let x = try field(1 + 3 * joint)
-      let y = try field(2 + 3 * joint)
-      let c = try field(3 + 3 * joint)
+      let (x, y, c) = (cells[1 + 3 * joint], cells[2 + 3 * joint], cells[3 + 3 * joint])
       if x == nil && y == nil && c == nil {
         joints[3 * joint] = 0
         joints[3 * joint + 1] = 0
@@ -215,20 +225,21 @@ public final class CSVPoseReader: PoseSource {
       if let c, c < 0 {
         throw FrameLineError(
           column: 1,
-          message: "\(Self.columnName(3 + 3 * joint, layout)) is \(c); confidence must be 0 or more"
+          message:
+            "\(columnName(slots.firstIndex(of: 3 + 3 * joint)!)) is \(c); confidence must be 0 "
+            + "or more"
         )
       }
       joints[3 * joint] = Float(x)
       joints[3 * joint + 1] = Float(y)
       joints[3 * joint + 2] = Float(c ?? 1)
     }
-    return t
+    return cells[0]
   }
 
-  static func columnName(_ index: Int, _ layout: PoseLayout) -> String {
-    guard index > 0 else { return "column 1 (t)" }
-    let joint = layout.jointNames[(index - 1) / 3]
-    return "column \(index + 1) (\(joint)_\(["x", "y", "c"][(index - 1) % 3]))"
+  /// A column for messages: its number and what it holds, e.g. `column 2 (nose_x)`.
+  private func columnName(_ column: Int) -> String {
+    "column \(column + 1) (\(CSVColumnRow.name(ofSlot: slots[column], header.layout)))"
   }
 }
 

@@ -54,12 +54,20 @@ public final class LineReader {
 
   /// Looks at the unread bytes without consuming them, reading more until `find` answers or the
   /// buffer holds a full line's worth.
-  func peek(_ find: (UnsafeBufferPointer<UInt8>) -> UInt8?) throws -> UInt8? {
+  func peek<Answer>(_ find: (UnsafeBufferPointer<UInt8>) -> Answer?) throws -> Answer? {
     while true {
       if let found = find(lines.unsplitBytes) { return found }
       if lines.isFinished || lines.holdsMoreThanALine { return nil }
       try fill()
     }
+  }
+
+  /// Drops a UTF-8 byte order mark (EF BB BF) at the start of the input, which editors on
+  /// Windows write: it is no part of the first line. Call it before reading any line.
+  func skipByteOrderMark() throws {
+    let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let marked = try peek { bytes in bytes.count >= mark.count ? bytes.starts(with: mark) : nil }
+    if marked == true { lines.skipUnsplit(mark.count) }
   }
 
   private func fill() throws {

@@ -133,6 +133,13 @@ public final class LineSplitter {
     UnsafeBufferPointer(rebasing: buffer[start..<end])
   }
 
+  /// Drops `count` bytes received and not yet split, such as a byte order mark before the first
+  /// line.
+  func skipUnsplit(_ count: Int) {
+    precondition(count <= end - start, "cannot skip \(count) of \(end - start) unsplit bytes")
+    start += count
+  }
+
   /// Whether the bytes still arriving are already more than a line may hold.
   public var holdsMoreThanALine: Bool { end - start > maxLineLength }
 

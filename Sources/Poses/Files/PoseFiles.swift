@@ -4,7 +4,8 @@ import Foundation
 /// OpenPose JSON files, or `-` for standard input.
 ///
 /// The format is the folder's, for a folder; otherwise it is sniffed from the first byte that is
-/// not white space: `{` is JSON Lines, anything else CSV.
+/// not white space, after a UTF-8 byte order mark if there is one: `{` is JSON Lines, anything
+/// else CSV.
 public enum PoseFiles {
   /// Reader settings that the files themselves may not carry.
   public struct Options: Sendable {
@@ -35,6 +36,7 @@ public enum PoseFiles {
   }
 
   static func open(lines: LineReader, name: String, options: Options) throws -> any PoseSource {
+    try lines.skipByteOrderMark()
     guard let first = try lines.firstSignificantByte() else {
       throw PoseFileError(
         file: name,

@@ -22,6 +22,10 @@ extension ExerciseDefinition {
   /// Parses and checks a definition; `file` names it in errors.
   public static func decode(_ data: Data, file: String) throws -> ExerciseDefinition {
     do {
+      // Unknown keys first: a misspelt key is often why a required one seems to be missing.
+      if let json = try? JSONSerialization.jsonObject(with: data) {
+        try DefinitionKeys.definition.check(json)
+      }
       let definition = try JSONDecoder().decode(ExerciseDefinition.self, from: data)
       try definition.validate()
       return definition
@@ -226,6 +230,18 @@ extension ExerciseDefinition.StagedCounting {
     for (index, stage) in stages.enumerated() {
       try named("stages[\(index)]") { () throws(DefinitionProblem) in try stage.validate() }
     }
+    // A stage that requires what the one before it does is no new position: the engine would
+    // step from one to the other standing still, and with two stages count reps so.
+    for index in stages.indices {
+      let next = (index + 1) % stages.count
+      guard stages[index].any == stages[next].any else { continue }
+      let (later, earlier) = next == 0 ? (index, 0) : (next, index)
+      let relation = next == 0 ? ", which comes after it in the cycle" : ", the stage before it"
+      throw DefinitionProblem(
+        "stages[\(later)]",
+        "requires the same as stages[\(earlier)]\(relation): the cycle would step on without "
+          + "any movement (hold_frames holds a stage longer)")
+    }
     if let cooldownSeconds, !(cooldownSeconds >= 0 && cooldownSeconds < 30) {
       throw DefinitionProblem(
         "cooldown_seconds", "must be in 0..<30 seconds, got \(cooldownSeconds)")
@@ -287,6 +303,10 @@ extension ExerciseDefinition.Requirement {
         )
       }
     }
+    try JointReference.checkDifferent(
+      names, field: angle != nil ? "angle" : "orientation",
+      need: angle != nil
+        ? "an angle needs three different joints" : "an orientation needs two different joints")
     guard range.count == 2, range.allSatisfy({ (0...limit).contains($0) }) else {
       throw DefinitionProblem(
         "range", "must be [minimum, maximum] within 0...\(Int(limit))°, got \(range)")
@@ -327,6 +347,8 @@ extension SignalSpec {
       for (index, name) in relativeTo.enumerated() {
         try JointReference.check(name, field: "relative_to[\(index)]")
       }
+      try JointReference.checkDifferent(
+        relativeTo, field: "relative_to", need: "a direction needs two different joints")
     }
     switch kind {
     case .angle:
@@ -336,10 +358,16 @@ extension SignalSpec {
       for (index, name) in joints.enumerated() {
         try JointReference.check(name, field: "joints[\(index)]")
       }
+      try JointReference.checkDifferent(
+        joints, field: "joints", need: "an angle needs three different joints")
     default:
       for (key, name) in [("from", from), ("to", to)] {
         guard let name else { throw DefinitionProblem(key, "is required for \(kind.rawValue)") }
         try JointReference.check(name, field: key)
+      }
+      if let from, let to, JointReference(name: from) == JointReference(name: to) {
+        throw DefinitionProblem(
+          "to", "is \"\(to)\", as is from; a \(kind.rawValue) needs two different joints")
       }
     }
   }
@@ -350,5 +378,18 @@ extension JointReference {
   static func check(_ name: String, field: String) throws(DefinitionProblem) {
     guard JointReference(name: name) == nil else { return }
     throw DefinitionProblem(field, "unknown joint \"\(name)\"; expected \(allowedNames)")
+  }
+
+  /// Joints that must differ, as an angle's three do: two the same measure nothing (an angle
+  /// with a zero-length arm, a direction from a point to itself).
+  ///
+  /// - Parameter names: joint names already checked.
+  static func checkDifferent(_ names: [String], field: String, need: String)
+    throws(DefinitionProblem)
+  {
+    let references = names.map { JointReference(name: $0)! }
+    for index in references.indices where references[..<index].contains(references[index]) {
+      throw DefinitionProblem(field, "names \"\(names[index])\" more than once; \(need)")
+    }
   }
 }

@@ -11,22 +11,35 @@ public struct ExerciseCatalogue: Sendable {
     self.definitions = definitions.sorted { $0.name < $1.name }
   }
 
-  /// The built-in definitions (package resources), plus the `.json` files in `folder`.
+  /// The built-in definitions (package resources), plus the `.json` files in `folder`, which
+  /// replace built-ins of the same name.
   ///
-  /// - Throws: `DefinitionError` naming the file and field of the first bad definition.
+  /// - Throws: `DefinitionError` naming the file and field of the first bad definition, or both
+  ///   files of a name used twice in one folder.
   public static func load(adding folder: String? = nil) throws -> ExerciseCatalogue {
-    var byName: [String: ExerciseDefinition] = [:]
-    for path in try files(in: builtInFolder) {
-      let definition = try ExerciseDefinition.load(path)
-      byName[definition.name] = definition
-    }
+    var byName = try definitions(in: builtInFolder)
     if let folder {
-      for path in try files(in: folder) {
-        let definition = try ExerciseDefinition.load(path)
-        byName[definition.name] = definition
-      }
+      byName.merge(try definitions(in: folder)) { _, added in added }
     }
     return ExerciseCatalogue(definitions: Array(byName.values))
+  }
+
+  /// A folder's definitions by name. Two files of one name are an error, not one hiding the
+  /// other: which would win would depend only on how the files sort.
+  private static func definitions(in folder: String) throws -> [String: ExerciseDefinition] {
+    var byName: [String: (definition: ExerciseDefinition, path: String)] = [:]
+    for path in try files(in: folder) {
+      let definition = try ExerciseDefinition.load(path)
+      if let earlier = byName[definition.name] {
+        throw DefinitionError(
+          file: path, field: "name",
+          message:
+            "\"\(definition.name)\" is also the name of \(earlier.path); each definition in a "
+            + "folder needs a name of its own")
+      }
+      byName[definition.name] = (definition, path)
+    }
+    return byName.mapValues(\.definition)
   }
 
   /// The folder of built-in definitions inside the package's resource bundle.

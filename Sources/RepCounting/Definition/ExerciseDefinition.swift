@@ -246,7 +246,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var below: Double?
   }
 
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case name, label, description, engine, partial, cues, anchors, strict
     case rangeJoint = "range_joint"
     case isDefault = "default"
@@ -367,7 +367,7 @@ extension ExerciseDefinition {
 }
 
 extension ExerciseDefinition.Thresholds {
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case mode, enter, exit, fraction
     case minRange = "min_range"
     case minRangeLearned = "min_range_learned"
@@ -379,23 +379,41 @@ extension ExerciseDefinition.Thresholds {
 }
 
 extension ExerciseDefinition.Anchors {
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case joints
     case maxTravel = "max_travel"
   }
 }
 
 extension ExerciseDefinition.PartialRule {
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case cue
     case minRange = "min_range"
   }
 }
 
 extension ExerciseDefinition.Stage {
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case name, any
     case holdFrames = "hold_frames"
+  }
+}
+
+extension ExerciseDefinition.Alternative {
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case signal, direction, thresholds, smoothing, partial, cues
+  }
+}
+
+extension ExerciseDefinition.Requirement {
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case angle, orientation, range
+  }
+}
+
+extension ExerciseDefinition.CueRule {
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case message, priority, measure, signal, above, below
   }
 }
 
@@ -436,7 +454,7 @@ public struct SignalSpec: Codable, Equatable, Sendable {
   /// body.
   public var relativeTo: [String]?
 
-  enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case kind, joints, from, to, side, absolute
     case relativeTo = "relative_to"
   }
