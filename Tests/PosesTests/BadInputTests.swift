@@ -73,25 +73,34 @@ import Testing
         == "t = -1.0 is before the previous frame's t = 0.0; t must never decrease")
   }
 
+  static func read(times: [Double]) throws -> (frames: [PeopleFrame], errors: [PoseFileError]) {
+    let lines = [Self.header] + times.map { Self.good($0) }
+    let path = Fixtures.file(named: "times.jsonl", lines.joined(separator: "\n") + "\n")
+    return try Fixtures.readAll(PoseFiles.open(path))
+  }
+
   @Test func aFrameFarAheadLosesOneFrameNotTheRestOfTheStream() throws {
     // A glitch at 3,000 s, then the stream as it was: the first frame back is skipped (and
-    // says why), the rest go on from 3,000 s with their own spacing.
-    let lines =
-      [Self.header, Self.good(0), Self.good(0.1), Self.good(3000)]
-      + (2...5).map { Self.good(Double($0) / 10) }
-    let path = Fixtures.file(named: "glitch.jsonl", lines.joined(separator: "\n") + "\n")
-    let (frames, errors) = try Fixtures.readAll(PoseFiles.open(path))
+    // says why), and the next, behind too, shows the clock jumped: the rest go on from 3,000 s
+    // with their own spacing.
+    let (frames, errors) = try Self.read(times: [0, 0.1, 3000, 0.2, 0.3, 0.4, 0.5])
     #expect(errors.map(\.line) == [5])
     #expect(
       errors.first?.message
-        == "t = 0.2 is 2999.8 s before the previous frame's t = 3000.0: the clock jumped (a "
-        + "frame with a wrong time, or a source that restarted its clock); later frames are "
-        + "taken to go on from t = 3000.0")
+        == "t = 0.2 is 2999.8 s before the previous frame's t = 3000.0; if the next frame is "
+        + "before it too, the clock jumped (a frame stamped far ahead, or a source that "
+        + "restarted its clock) and later frames go on from it")
     #expect(frames.count == 6)
     let after = frames.suffix(3).map(\.t)
     for (index, t) in after.enumerated() {
       #expect(abs(t - (3000 + 1.0 / 30 + 0.1 * Double(index + 1))) < 1e-9, "\(after)")
     }
+  }
+
+  @Test func aFrameStampedFarBehindIsOneBadLineAndMovesNothing() throws {
+    let (frames, errors) = try Self.read(times: [0, 1, 2, 3, 0.5, 4, 5])
+    #expect(errors.map(\.line) == [6])
+    #expect(frames.map(\.t) == [0, 1, 2, 3, 4, 5])
   }
 
   @Test func aFrameWithoutTimeAmongTimedOnesSaysSo() throws {

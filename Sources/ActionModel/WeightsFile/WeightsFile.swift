@@ -160,7 +160,6 @@ public enum WeightsFile {
     return (tensorName, shape, values)
   }
 
-  /// The stored CRC-32 against the bytes before it, and nothing after it.
   /// Whether the last 4 bytes are the CRC-32 of the rest.
   private static func isSealed(_ bytes: [UInt8]) -> Bool {
     let stored = bytes[(bytes.count - 4)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -169,6 +168,7 @@ public enum WeightsFile {
     } == stored
   }
 
+  /// The stored CRC-32 against the bytes before it, and nothing after it.
   private static func checkChecksum(_ reader: inout ByteReader) throws {
     let storedChecksum = try reader.u32(what: "the checksum")
     if reader.remaining > 0 {

@@ -39,18 +39,21 @@ public protocol PoseSource: AnyObject {
 /// The frame-time rules every reader shares: a missing `t` is index / fps, and `t` never goes
 /// back.
 ///
-/// A frame a little before the previous one (jitter) is skipped. One over a second before it
-/// is not jitter: the previous frame's time was wrong (a glitch far ahead) or the source
-/// restarted its clock. Skipping every later frame would lose the rest of the stream, so that
-/// frame is skipped with an error that says so, and later frames keep their spacing, shifted to
-/// go on from the previous frame's time.
+/// A frame before the previous one is skipped: jitter, or one frame stamped wrong. But when
+/// the next frame is also over a second before it, the clock jumped: the previous frame was
+/// stamped far ahead, or the source restarted its clock. Skipping every later frame would lose
+/// the rest of the stream, so from then on stated times are shifted to go on from the previous
+/// frame's, keeping their spacing.
 struct FrameClock {
   let fps: Double
   private(set) var index = 0
   private(set) var last: Double?
   /// Added to every stated time since the clock last jumped back.
   private var shift = 0.0
-  /// How far back a frame must be to be taken as a clock that jumped, not jitter.
+  /// The shift a frame over `jumpBack` behind asked for: made if the next stated time is
+  /// behind too.
+  private var proposedShift: Double?
+  /// How far back a frame must be for the clock to be suspected of a jump, not jitter.
   static let jumpBack = 1.0
 
   init(fps: Double) { self.fps = fps }
@@ -59,10 +62,9 @@ struct FrameClock {
   /// so a bad line does not shift the times of the rest.
   mutating func time(stated: Double?) -> Result<Double, FrameLineError> {
     defer { index += 1 }
-    let t = (stated ?? Double(index) / fps) + shift
-    guard let last, t < last else { return .success(t) }
-    let back = last - t
     guard let stated else {
+      let t = Double(index) / fps
+      guard let last, t < last else { return .success(t) }
       return .failure(
         FrameLineError(
           column: 1,
@@ -70,21 +72,28 @@ struct FrameClock {
             "the frame has no t, and its index / fps (\(t) s) is before the previous frame's "
             + "t = \(last)"))
     }
+    if let proposed = proposedShift, let last {
+      proposedShift = nil
+      if stated + shift < last { shift += proposed }
+    }
+    let t = stated + shift
+    guard let last, t < last else { return .success(t) }
+    let back = last - t
     guard back > Self.jumpBack else {
       return .failure(
         FrameLineError(
           column: 1,
-          message: "t = \(t) is before the previous frame's t = \(last); t must never decrease"))
+          message:
+            "t = \(stated) is before the previous frame's t = \(last); t must never decrease"))
     }
-    shift += back + 1 / fps
+    proposedShift = back + 1 / fps
     return .failure(
       FrameLineError(
         column: 1,
         message:
           "t = \(stated) is \((back * 1000).rounded() / 1000) s before the previous frame's "
-          + "t = \(last): the clock jumped "
-          + "(a frame with a wrong time, or a source that restarted its clock); later frames are "
-          + "taken to go on from t = \(last)"))
+          + "t = \(last); if the next frame is before it too, the clock jumped (a frame stamped "
+          + "far ahead, or a source that restarted its clock) and later frames go on from it"))
   }
 
   /// Accepts the time of a frame that was read in full.

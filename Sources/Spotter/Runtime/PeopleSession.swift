@@ -38,7 +38,6 @@ public final class PeopleSession {
         seen |= 1 << index
         self.frame.t = frame.t
         self.frame.box = frame.box
-        self.frame.box = frame.box
         self.frame.people.removeAll(keepingCapacity: true)
         self.frame.people.append(pose)
         sessions[index].session.push(self.frame) { emit(id, $0) }
