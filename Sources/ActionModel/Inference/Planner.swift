@@ -80,13 +80,16 @@ public enum Planner {
     }
     var best: [Int: (strategies: [ConvolutionStrategy], seconds: Double)] = [:]
     var fastestAtOne: [[ConvolutionStrategy: Double]] = []
-    var lastTile = (size: 1, seconds: 0.0)
     for tile in tiles {
-      // A tile's measurement costs about its size times the last one's per window: stop
-      // where the next would overrun the budget.
-      let tileStart = seconds()
-      let forecast = lastTile.seconds * Double(tile) / Double(lastTile.size)
-      if tile > 1 && tileStart - start + forecast > budgetSeconds { break }
+      // Past one window, a tile times only the strategies still in the running, a warm-up and
+      // three runs each of `tile` windows: forecast from their times at one window, and stop
+      // where the next tile would overrun the budget.
+      let forecast = fastestAtOne.reduce(0.0) { sum, times in
+        let bestAlone = times.values.min()!
+        let kept = times.values.filter { $0 <= 1.5 * bestAlone }
+        return sum + kept.reduce(0, +) * Double(4 * tile)
+      }
+      if tile > 1 && seconds() - start + forecast > budgetSeconds { break }
       var chosen: [ConvolutionStrategy] = []
       var total = 0.0
       for index in config.convolutions.indices {
@@ -116,7 +119,6 @@ public enum Planner {
         total += time / Double(tile)
       }
       best[tile] = (chosen, total)
-      lastTile = (tile, seconds() - tileStart)
     }
     let tile = best.min { $0.value.seconds < $1.value.seconds }!.key
     let stream = classifier.halfPackedLayers == nil ? .single : fasterStream(classifier)
