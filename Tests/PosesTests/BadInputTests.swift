@@ -88,7 +88,7 @@ import Testing
     #expect(
       errors.first?.message
         == "t = 0.2 is 2999.8 s before the previous frame's t = 3000.0; if the next frame is "
-        + "before it too, the clock jumped (a frame stamped far ahead, or a source that "
+        + "that far behind too, the clock jumped (a frame stamped far ahead, or a source that "
         + "restarted its clock) and later frames go on from it")
     #expect(frames.count == 6)
     let after = frames.suffix(3).map(\.t)
@@ -101,6 +101,10 @@ import Testing
     let (frames, errors) = try Self.read(times: [0, 1, 2, 3, 0.5, 4, 5])
     #expect(errors.map(\.line) == [6])
     #expect(frames.map(\.t) == [0, 1, 2, 3, 4, 5])
+    // Followed by a frame a little behind (jitter): two bad lines, still nothing moved.
+    let jittered = try Self.read(times: [0, 1, 2, 3, 0.5, 2.9, 4, 5])
+    #expect(jittered.errors.map(\.line) == [6, 7])
+    #expect(jittered.frames.map(\.t) == [0, 1, 2, 3, 4, 5])
   }
 
   @Test func aFrameWithoutTimeAmongTimedOnesSaysSo() throws {

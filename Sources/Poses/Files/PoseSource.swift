@@ -40,7 +40,7 @@ public protocol PoseSource: AnyObject {
 /// back.
 ///
 /// A frame before the previous one is skipped: jitter, or one frame stamped wrong. But when
-/// the next frame is also over a second before it, the clock jumped: the previous frame was
+/// two frames in a row are over a second before it, the clock jumped: the previous frame was
 /// stamped far ahead, or the source restarted its clock. Skipping every later frame would lose
 /// the rest of the stream, so from then on stated times are shifted to go on from the previous
 /// frame's, keeping their spacing.
@@ -51,7 +51,7 @@ struct FrameClock {
   /// Added to every stated time since the clock last jumped back.
   private var shift = 0.0
   /// The shift a frame over `jumpBack` behind asked for: made if the next stated time is
-  /// behind too.
+  /// that far behind too.
   private var proposedShift: Double?
   /// How far back a frame must be for the clock to be suspected of a jump, not jitter.
   static let jumpBack = 1.0
@@ -74,7 +74,7 @@ struct FrameClock {
     }
     if let proposed = proposedShift, let last {
       proposedShift = nil
-      if stated + shift < last { shift += proposed }
+      if last - (stated + shift) > Self.jumpBack { shift += proposed }
     }
     let t = stated + shift
     guard let last, t < last else { return .success(t) }
@@ -92,8 +92,9 @@ struct FrameClock {
         column: 1,
         message:
           "t = \(stated) is \((back * 1000).rounded() / 1000) s before the previous frame's "
-          + "t = \(last); if the next frame is before it too, the clock jumped (a frame stamped "
-          + "far ahead, or a source that restarted its clock) and later frames go on from it"))
+          + "t = \(last); if the next frame is that far behind too, the clock jumped (a frame "
+          + "stamped far ahead, or a source that restarted its clock) and later frames go on "
+          + "from it"))
   }
 
   /// Accepts the time of a frame that was read in full.
