@@ -239,18 +239,31 @@ import Testing
   /// A stream sent whole, in one write, gives the events of classify too: the server reads it
   /// in bursts of hundreds of frames, far more than a session holds while its prediction waits
   /// for the end of the round.
-  @Test func aStreamSentAtOnceGetsTheEventsOfClassify() throws {
-    let file = try Self.recording("squat", reps: 8, seed: 361)
-    let expected = try Self.classified(file)
+  /// Byte for byte, bad lines' errors included, in their place among the events (their
+  /// messages name the connection instead of the file).
+  @Test(arguments: [false, true])
+  func aStreamSentAtOnceGetsTheEventsOfClassify(withBadLines: Bool) throws {
+    var lines = Self.lines(of: try Self.recording("squat", reps: 8, seed: 361))
+    let badLines = withBadLines ? Array(stride(from: lines.count - 1, to: 1, by: -97)) : []
+    for index in badLines { lines.insert("oops", at: index) }
+    let file = Fixtures.file(named: "at-once.jsonl", lines.joined(separator: "\n") + "\n")
+    let expected = try Self.classified(file).map(Self.placeOfError)
     let server = try Server(extra: ["--predictions"])
     let client = try Client(socket: server.socket)
-    client.send(Self.lines(of: file).joined(separator: "\n"))
+    client.send(lines.joined(separator: "\n"))
     let served = client.finish()
     #expect(served.last?["dropped_frames"] as? Int == 0)
     #expect(expected.filter { $0.contains(#""type":"prediction""#) }.count > 20)
-    #expect(client.lines.dropLast() == expected.dropLast())
+    #expect(expected.filter { $0.hasPrefix("error") }.count == badLines.count)
+    #expect(client.lines.map(Self.placeOfError).dropLast() == expected.dropLast())
     #expect(Self.summary(served) == Self.summary(expected.suffix(1).compactMap(Self.object)))
     #expect(server.stop() == 0)
+  }
+
+  /// An `error` event as its line number alone; any other line as it is.
+  static func placeOfError(_ line: String) -> String {
+    guard let object = object(line), object["type"] as? String == "error" else { return line }
+    return "error at line \(object["line"] as? Int ?? -1)"
   }
 
   /// A stream without `t` times its frames by their index: a frame dropped as late and a line

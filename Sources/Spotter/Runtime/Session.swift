@@ -131,8 +131,11 @@ public final class Session {
     finish(emit: emit)
   }
 
-  /// Reports a bad input line as an `error` event; the stream goes on.
+  /// Reports a bad input line as an `error` event; the stream goes on. A due prediction and
+  /// the ticks held behind it are made first, alone: the error comes after the events of the
+  /// frames before it, as in a session that does not batch.
   public func reportBadLine(_ error: PoseFileError, emit: (SpotterEvent) -> Void) {
+    while predictionDue { makeDuePrediction(emit: emit) }
     badLines += 1
     emit(.error(t: nil, line: error.line, message: error.description))
   }
