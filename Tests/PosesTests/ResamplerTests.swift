@@ -66,6 +66,15 @@ import Testing
     }
   }
 
+  @Test func timesTooLargeToTellTicksApartMakeATickAFrameAndNoHang() {
+    var resampler = Resampler()
+    var count = 0
+    for t in [0, 1e300, 1e300, 2e300] {
+      resampler.push(t: t, pose: Self.mover(0)) { _, _ in count += 1 }
+    }
+    #expect(count <= 1 + 301 + 1 + 301)
+  }
+
   @Test func aLongGapIsNobodyNotAnInterpolation() {
     // Seen until 1.0 s, then nothing until 2.0 s.
     let times = (0...30).map { Double($0) / 30 } + (60...75).map { Double($0) / 30 }

@@ -107,8 +107,9 @@ public struct PoseFileHeader: Equatable, Sendable {
     }
     var fps = 30.0
     if let value = object["fps"] {
-      guard let number = value as? Double, number > 0, number.isFinite else {
-        throw fail("\"fps\" is \(Self.describe(value)); expected a number above 0")
+      // Frame times are index / fps: far below 0.01 they outgrow what a double tells apart.
+      guard let number = value as? Double, number >= 0.01, number <= 10_000 else {
+        throw fail("\"fps\" is \(Self.describe(value)); expected a number from 0.01 to 10000")
       }
       fps = number
     }

@@ -42,19 +42,20 @@ public protocol PoseSource: AnyObject {
 /// A frame before the previous one is skipped: jitter, or one frame stamped wrong. But when
 /// two frames in a row are over a second before it, the clock jumped: the previous frame was
 /// stamped far ahead, or the source restarted its clock. Skipping every later frame would lose
-/// the rest of the stream, so from then on stated times are shifted to go on from the previous
-/// frame's, keeping their spacing.
+/// the rest of the stream, so from the second on, stated times are shifted to go on from the
+/// previous frame's, keeping their spacing. A time beyond ±10¹² s (some 30,000 years) is refused:
+/// past it, a double no longer tells frames a thirtieth of a second apart.
 struct FrameClock {
   let fps: Double
   private(set) var index = 0
   private(set) var last: Double?
   /// Added to every stated time since the clock last jumped back.
   private var shift = 0.0
-  /// The shift a frame over `jumpBack` behind asked for: made if the next stated time is
-  /// that far behind too.
-  private var proposedShift: Double?
+  /// Whether the last stated time was over `jumpBack` behind: one more, and the clock jumped.
+  private var suspectJump = false
   /// How far back a frame must be for the clock to be suspected of a jump, not jitter.
   static let jumpBack = 1.0
+  static let largest = 1e12
 
   init(fps: Double) { self.fps = fps }
 
@@ -72,26 +73,32 @@ struct FrameClock {
             "the frame has no t, and its index / fps (\(t) s) is before the previous frame's "
             + "t = \(last)"))
     }
-    if let proposed = proposedShift, let last {
-      proposedShift = nil
-      if last - (stated + shift) > Self.jumpBack { shift += proposed }
+    guard abs(stated) <= Self.largest else {
+      return .failure(
+        FrameLineError(column: 1, message: "t = \(stated) is beyond ±10¹² s; t is in seconds"))
     }
-    let t = stated + shift
-    guard let last, t < last else { return .success(t) }
-    let back = last - t
+    let wasSuspect = suspectJump
+    suspectJump = false
+    guard let last, stated + shift < last else { return .success(stated + shift) }
+    let back = last - (stated + shift)
+    if back > Self.jumpBack && wasSuspect {
+      shift += back + 1 / fps  // this frame goes on from the previous one
+      return .success(stated + shift)
+    }
+    let told = shift == 0 ? "t = \(stated)" : "t = \(stated) (\(stated + shift) as shifted)"
     guard back > Self.jumpBack else {
       return .failure(
         FrameLineError(
           column: 1,
           message:
-            "t = \(stated) is before the previous frame's t = \(last); t must never decrease"))
+            "\(told) is before the previous frame's t = \(last); t must never decrease"))
     }
-    proposedShift = back + 1 / fps
+    suspectJump = true
     return .failure(
       FrameLineError(
         column: 1,
         message:
-          "t = \(stated) is \((back * 1000).rounded() / 1000) s before the previous frame's "
+          "\(told) is \((back * 1000).rounded() / 1000) s before the previous frame's "
           + "t = \(last); if the next frame is that far behind too, the clock jumped (a frame "
           + "stamped far ahead, or a source that restarted its clock) and later frames go on "
           + "from it"))

@@ -15,7 +15,9 @@
 ///   cost an hour of ticks.
 ///
 /// A tick is emitted as soon as the input frame at or after it arrives, so the resampler adds at
-/// most one input interval of latency and allocates nothing.
+/// most one input interval of latency and allocates nothing. At times so large that a double
+/// cannot tell one tick from the next (readers refuse them; the library's callers may not), a
+/// frame makes one tick.
 public struct Resampler: Sendable {
   public let fps: Double
   public let maxGap: Double
@@ -51,7 +53,9 @@ public struct Resampler: Sendable {
     let gap = t - t0
     if gap > longestGap {
       while tickTime <= t0 + longestGap + 1e-9 {
-        try emitTick(tickTime - t0 <= 0.5 / fps ? before : .nobody, emit)
+        let tick = tickTime
+        try emitTick(tick - t0 <= 0.5 / fps ? before : .nobody, emit)
+        if tickTime <= tick { break }  // times too large to tell ticks apart
       }
       start = t - Double(emitted) / fps  // the next tick falls on t
     }
@@ -71,6 +75,7 @@ public struct Resampler: Sendable {
         }
       }
       try emitTick(sample, emit)
+      if tickTime <= tick { break }
     }
     previous = (t, pose)
   }
