@@ -154,7 +154,10 @@ import Testing
     ),
     (#"{"spotter":"poses","layout":"coco17","units":"inches"}"#, "unknown units \"inches\""),
     (#"{"spotter":"poses","layout":"coco17","origin":"centre"}"#, "unknown origin \"centre\""),
-    (#"{"spotter":"poses","layout":"coco17","fps":0}"#, "\"fps\" is 0; expected a number from 0.01 to 10000"),
+    (
+      #"{"spotter":"poses","layout":"coco17","fps":0}"#,
+      "\"fps\" is 0; expected a number from 0.01 to 10000"
+    ),
     (#"{"spotter":"poses","layout":"coco17","image":{"width":-1}}"#, "\"image\" is"),
     (#"{"spotter":"poses","layout":"#, "the header is not valid JSON"),
   ]
