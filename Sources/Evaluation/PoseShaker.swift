@@ -1,25 +1,39 @@
 import Poses
 import Randomness
 
-/// Shakes poses as a noisier detector would (`spotter eval --shake`): how much a measure on a
-/// real set owes to the detector that made it. Each joint of each person moves by seeded
-/// Gaussian noise of `deviation` times the person's box (the larger of its width and height);
-/// then the box is put back where it was, as a pipeline that normalises every frame to its
-/// own box does after the detector (and, for other streams, a crop that follows the person).
+/// Changes poses as another detector would (`spotter eval --shake`, `--scores`): how much a
+/// measure on a real set owes to the detector that made it. Each joint of each person moves by
+/// seeded Gaussian noise of `deviation` times the person's box (the larger of its width and
+/// height); then the box is put back where it was, as a pipeline that normalises every frame
+/// to its own box does after the detector (and, for other streams, a crop that follows the
+/// person). With `scores`, every detected joint's score is drawn from that range, each frame:
+/// a detector that scores on a scale of its own.
 public struct PoseShaker: Sendable {
   public let deviation: Float
+  public let scores: ClosedRange<Float>?
   private var generator: SeededGenerator
 
   /// - Parameters:
   ///   - label: says which stream this is (e.g. a hash of its file's name), so a file is
   ///     shaken the same way whichever files are read with it.
-  public init(deviation: Float, seed: UInt64, label: UInt64) {
+  public init(deviation: Float, scores: ClosedRange<Float>? = nil, seed: UInt64, label: UInt64) {
     self.deviation = deviation
+    self.scores = scores
     generator = SeededGenerator(seed: seed).derived(label)
   }
 
   public mutating func shake(_ frame: inout PeopleFrame) {
-    for index in frame.people.indices { shake(&frame.people[index]) }
+    for index in frame.people.indices {
+      if deviation > 0 { shake(&frame.people[index]) }
+      if let scores { rescore(&frame.people[index], scores) }
+    }
+  }
+
+  private mutating func rescore(_ pose: inout Pose, _ scores: ClosedRange<Float>) {
+    for index in pose.joints.indices where !pose.joints[index].isMissing {
+      pose.joints[index].confidence =
+        scores.lowerBound + (scores.upperBound - scores.lowerBound) * Float(generator.unit())
+    }
   }
 
   private mutating func shake(_ pose: inout Pose) {

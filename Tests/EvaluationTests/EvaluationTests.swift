@@ -186,6 +186,27 @@ import Testing
     #expect(after.allSatisfy { $0.confidence == 1 })
   }
 
+  /// `--scores`: every detected joint scored within the range, positions untouched, a
+  /// missing joint still missing.
+  @Test func scoresAreDrawnInTheRangeAndJointsStayPut() {
+    var shaker = PoseShaker(deviation: 0, scores: 0.2...0.4, seed: 1, label: 7)
+    var frame = Self.frame()
+    let before = frame.people[0]
+    var drawn: Set<Float> = []
+    for _ in 0..<20 {
+      shaker.shake(&frame)
+      for index in before.joints.indices {
+        let (old, new) = (before.joints[index], frame.people[0].joints[index])
+        #expect(new.isMissing == old.isMissing && new.x == old.x && new.y == old.y)
+        if !new.isMissing {
+          #expect((0.2...0.4).contains(new.confidence))
+          drawn.insert(new.confidence)
+        }
+      }
+    }
+    #expect(drawn.count > 40)
+  }
+
   @Test func theSameSeedAndFileShakeAlike() {
     #expect(Self.shaken(seed: 1, label: 7) == Self.shaken(seed: 1, label: 7))
     #expect(Self.shaken(seed: 1, label: 7) != Self.shaken(seed: 1, label: 8))

@@ -157,12 +157,16 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise, --fold and --shake are for "
-        + "clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise, --fold, --shake and "
+        + "--scores are for clips"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--seed", "3"],
-      "Error: --seed is the seed of --shake's noise; give --shake too"
+      "Error: --seed is the seed of --shake's and --scores' draws; give one of them too"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--scores", "0.6:0.2"],
+      "Error: --scores must be LO:HI with 0 < LO ≤ HI ≤ 1, e.g. 0.2:0.6 (got '0.6:0.2')"
     ),
     (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
     ([], "Error: no command given"),

@@ -4,8 +4,9 @@
 /// Detectors score joints on scales of their own. MediaPipe's and Penn Action's joints in plain
 /// view score about 1, MotionSynth's 0.6–0.99; MoveNet's or OpenPose's can run lower for a
 /// person seen whole. A fixed floor set on the first kind refuses most joints of a stream that
-/// scores low: Countix-Fitness with every score drawn around 0.25 counted nothing (relative MAE
-/// 0.96, the exercise given). So the stream's level is measured, the upper quartile of each
+/// scores low: Countix-Fitness with every score drawn from 0.15–0.35 counted nothing (relative
+/// MAE 0.97, the exercise given; 0.24 with the scale: `Sources/RepCounting/README.md`). So the
+/// stream's level is measured, the upper quartile of each
 /// frame's scores (the joints in plain view: hidden and face joints score low on any scale), as
 /// a median over the last 60 frames with a person, and while it is below `reference` every
 /// score is multiplied by reference / level. A stream at or above the reference passes

@@ -45,7 +45,11 @@ enum EvalCommand {
         "shake", "D",
         "Move every joint by seeded Gaussian noise of D times the person's box, keeping the "
           + "box (a noisier detector; not with --workouts).", default: "0"),
-      .value("seed", "N", "The seed of --shake's noise (default 1)."),
+      .value(
+        "scores", "LO:HI",
+        "Give every detected joint a score drawn from LO…HI each frame (a detector that scores "
+          + "on another scale; not with --workouts)."),
+      .value("seed", "N", "The seed of --shake's and --scores' draws (default 1)."),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
       .value(
@@ -77,17 +81,19 @@ enum EvalCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
     // Whole files: clip options would be silently ignored.
-    let shaken = try arguments.double("shake", range: 0...1)! > 0
+    let shaken = try arguments.double("shake", range: 0...1)! > 0 || scores(arguments) != nil
     if !shaken && arguments.string("seed") != nil {
       throw CLIError.usage(
-        "--seed is the seed of --shake's noise; give --shake too", command: command)
+        "--seed is the seed of --shake's and --scores' draws; give one of them too",
+        command: command)
     }
     if arguments.flag("workouts")
       && (arguments.flag("reps-only") || arguments.string("fold") != nil
         || arguments.string("exercise") != nil || shaken)
     {
       throw CLIError.usage(
-        "--workouts scores whole files; --reps-only, --exercise, --fold and --shake are for clips",
+        "--workouts scores whole files; --reps-only, --exercise, --fold, --shake and --scores "
+          + "are for clips",
         command: command)
     }
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
@@ -198,20 +204,35 @@ enum EvalCommand {
     return report
   }
 
-  /// A recording as eval scores it: shaken first with --shake (each file by its own noise,
-  /// drawn from --seed and its name in the annotations, so it does not depend on which files
-  /// are read with it, or on where the annotations were given from).
+  /// A recording as eval scores it: shaken first with --shake and rescored with --scores (each
+  /// file by its own draws, from --seed and its name in the annotations, so they do not depend
+  /// on which files are read with it, or on where the annotations were given from).
   static func read(_ annotation: Annotation, _ arguments: ParsedArguments) throws
     -> ResampledRecording
   {
     let path = annotation.resolvedPath
     let deviation = try arguments.double("shake", range: 0...1)!
-    guard deviation > 0 else { return try ResampledRecording.read(path) }
+    let scores = try scores(arguments)
+    guard deviation > 0 || scores != nil else { return try ResampledRecording.read(path) }
     let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
     var shaker = PoseShaker(
-      deviation: Float(deviation), seed: UInt64(seed),
+      deviation: Float(deviation), scores: scores, seed: UInt64(seed),
       label: StableHash.fnv1a(annotation.fileName))
     return try ResampledRecording.read(path) { shaker.shake(&$0) }
+  }
+
+  /// `--scores LO:HI`, with 0 < LO ≤ HI ≤ 1.
+  static func scores(_ arguments: ParsedArguments) throws -> ClosedRange<Float>? {
+    guard let text = arguments.string("scores") else { return nil }
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Float($0) }
+    guard parts.count == 2, let low = parts[0], let high = parts[1], low > 0, low <= high,
+      high <= 1
+    else {
+      throw CLIError.usage(
+        "--scores must be LO:HI with 0 < LO ≤ HI ≤ 1, e.g. 0.2:0.6 (got '\(text)')",
+        command: command)
+    }
+    return low...high
   }
 
   /// `--whole-files`: each file counted from start to end by its exercise's definition (or
