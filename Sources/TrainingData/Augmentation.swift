@@ -43,11 +43,7 @@ struct Augmentation {
       let upper = min(lower + 1, clip.count - 1)
       var pose = Resampler.interpolate(
         clip[lower], clip[upper], fraction: Float(position - Double(lower)))
-      if flip {
-        // Features are body-centred: negating x flips the picture about any vertical line.
-        for j in pose.joints.indices { pose.joints[j].x = -pose.joints[j].x }
-        pose = pose.mirrored  // the person's left now shows where a right side would
-      }
+      if flip { pose = Self.flipped(pose) }
       for joint in unseen { pose[joint] = .missing }
       for j in pose.joints.indices where !pose.joints[j].isMissing {
         if generator.unit() < dropout {
@@ -62,6 +58,15 @@ struct Augmentation {
       out.append(pose)
     }
     return out
+  }
+
+  /// The pose in a picture flipped left to right: the person facing the other way. Features
+  /// are body-centred, so negating x flips about any vertical line; the person's left then
+  /// shows where a right side would, so the sides' names are swapped too.
+  static func flipped(_ pose: Pose) -> Pose {
+    var flipped = pose
+    for j in flipped.joints.indices { flipped.joints[j].x = -flipped.joints[j].x }
+    return flipped.mirrored
   }
 
   /// Joints left out of a whole clip, as annotators and detectors leave them out: one shoulder

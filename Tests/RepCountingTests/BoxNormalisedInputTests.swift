@@ -12,26 +12,11 @@ import Testing
   static func ticks(_ recording: Recording, normalised: Bool) -> (
     ticks: [(t: Double, pose: Pose)], recognisedAt: Int?
   ) {
-    var pipeline = FramePipeline()
-    var ticks: [(t: Double, pose: Pose)] = []
-    var recognisedAt: Int?
-    var frame = PeopleFrame()
-    for sample in recording.frames {
-      frame.t = sample.t
-      let pose =
-        normalised ? sample.pose.normalisedToItsBox(in: recording.header.space) : sample.pose
-      frame.people = pose.hasPerson ? [pose] : []
-      pipeline.push(frame) { pose, t in ticks.append((t, pose)) }
-      if recognisedAt == nil && pipeline.correctsBoxedFrames { recognisedAt = ticks.count }
-    }
-    return (ticks, recognisedAt)
+    frontEnd(recording) { normalised ? $0.normalisedToItsBox(in: recording.header.space) : $0 }
   }
 
   static func count(_ name: String, _ ticks: [(t: Double, pose: Pose)], lost: Bool) -> Int {
-    let counter = RepCounter(catalogue.definition(named: name)!)
-    counter.positionsAreLost = lost
-    for tick in ticks { counter.process(tick.pose, t: tick.t) { _ in } }
-    return counter.count
+    countTicks(name, ticks, positionsAreLost: lost)
   }
 
   @Test(arguments: ["front", "side", "any"])

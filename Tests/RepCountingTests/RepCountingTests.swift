@@ -40,6 +40,36 @@ func recording(
     seed: seed)
 }
 
+/// The recording's frames through the runtime's front end (`FramePipeline`), each pose changed
+/// by `transform` first; and the tick at which the stream was recognised as normalised frame by
+/// frame, if it was.
+func frontEnd(_ recording: Recording, transform: (Pose) -> Pose = { $0 }) -> (
+  ticks: [(t: Double, pose: Pose)], recognisedAt: Int?
+) {
+  var pipeline = FramePipeline()
+  var ticks: [(t: Double, pose: Pose)] = []
+  var recognisedAt: Int?
+  var frame = PeopleFrame()
+  for sample in recording.frames {
+    frame.t = sample.t
+    let pose = transform(sample.pose)
+    frame.people = pose.hasPerson ? [pose] : []
+    pipeline.push(frame) { pose, t in ticks.append((t, pose)) }
+    if recognisedAt == nil && pipeline.correctsBoxedFrames { recognisedAt = ticks.count }
+  }
+  return (ticks, recognisedAt)
+}
+
+/// The reps that `name`'s definition counts over the ticks.
+func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAreLost: Bool = false)
+  -> Int
+{
+  let counter = RepCounter(catalogue.definition(named: name)!)
+  counter.positionsAreLost = positionsAreLost
+  for tick in ticks { counter.process(tick.pose, t: tick.t) { _ in } }
+  return counter.count
+}
+
 @Suite struct CountingTests {
   @Test(arguments: counted)
   func countsAreExactFromEveryViewTheDefinitionIsFor(_ entry: (name: String, views: [String]))

@@ -1,13 +1,13 @@
-/// The front of every stream: follow one person, put frames normalised to their own box back
-/// into proportion (`FrameBoxCorrector`) and joint scores on one scale (`ScoreScale`), resample
+/// The front of every stream: follow one person, put joint scores on one scale (`ScoreScale`)
+/// and frames normalised to their own box back into proportion (`FrameBoxCorrector`), resample
 /// to a steady frame rate.
 ///
 /// Takes decoded frames (any number of people, irregular times) and hands on one pose per tick
 /// of a steady clock, `.nobody` where nobody was followed. Allocates nothing per frame.
 public struct FramePipeline: Sendable {
   private var selector = PersonSelector()
-  private var corrector = FrameBoxCorrector()
   private var scores = ScoreScale()
+  private var corrector = FrameBoxCorrector()
   private var resampler: Resampler
 
   public init(fps: Double = 30) {
@@ -24,7 +24,7 @@ public struct FramePipeline: Sendable {
   public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)
     rethrows
   {
-    let pose = scores.rescale(corrector.correct(selector.select(frame.people), box: frame.box))
+    let pose = corrector.correct(scores.rescale(selector.select(frame.people)), box: frame.box)
     try resampler.push(t: frame.t, pose: pose, emit: emit)
   }
 }
