@@ -1,6 +1,4 @@
 import ActionModel
-import Poses
-import Randomness
 import Testing
 
 @testable import TrainingData
@@ -33,45 +31,6 @@ import Testing
     #expect(set.window(1) == [3, 4, 5, 6, 7, 8, 9, 10])
     #expect(set.window(2) == [0, 0, 0, 0, 11, 12, 13, 14])
     #expect(set.labels == [0, 1, 2] && set.frameCount == 7)
-  }
-
-  /// A flipped pose is the person facing the other way: x negated and the sides' names
-  /// swapped, so the right wrist is where the left one showed, across the vertical axis.
-  @Test func aFlippedPoseIsThePersonFacingTheOtherWay() {
-    var pose = Pose()
-    for (index, joint) in CanonicalJoint.allCases.enumerated() {
-      pose[joint] = Joint(x: Float(index + 1), y: Float(index), confidence: 0.5 + Float(index) / 40)
-    }
-    let flipped = Augmentation.flipped(pose)
-    for joint in CanonicalJoint.allCases {
-      let source = pose[joint.mirrored]
-      #expect(flipped[joint] == Joint(x: -source.x, y: source.y, confidence: source.confidence))
-    }
-    #expect(flipped[.rightWrist].x == -pose[.leftWrist].x)
-    #expect(flipped[.nose].x == -pose[.nose].x)
-  }
-
-  /// Half the augmented clips are flipped, and about a third lose some joints for the whole
-  /// clip: gone from every frame, where joints dropped frame by frame come back.
-  @Test func augmentedClipsAreFlippedAndLoseJointsWhole() {
-    var pose = Pose()
-    for (index, joint) in CanonicalJoint.allCases.enumerated() {
-      pose[joint] = Joint(x: Float(index + 1), y: Float(index), confidence: 0.9)
-    }
-    let clip = [Pose](repeating: pose, count: 30)
-    var flips = 0
-    var unseen = 0
-    for variant in 0..<60 {
-      var augmenter = Augmentation(
-        generator: SeededGenerator(seed: UInt64(variant)), plain: false)
-      let out = augmenter.apply(to: clip)
-      // Roll (±15°), scale and jitter keep the nose's side of the axis: x 1 against y 0.
-      if let nose = out.first(where: { !$0[.nose].isMissing })?[.nose], nose.x < 0 { flips += 1 }
-      let gone = CanonicalJoint.allCases.filter { joint in out.allSatisfy { $0[joint].isMissing } }
-      if !gone.isEmpty { unseen += 1 }
-    }
-    #expect(flips > 18 && flips < 42, "\(flips) of 60 flipped")
-    #expect(unseen > 8 && unseen < 30, "\(unseen) of 60 lost joints for the whole clip")
   }
 
   @Test func aSplitKeepsEachRecordingOnOneSide() {

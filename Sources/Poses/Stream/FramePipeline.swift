@@ -10,8 +10,14 @@ public struct FramePipeline: Sendable {
   private var corrector = FrameBoxCorrector()
   private var resampler: Resampler
 
-  public init(fps: Double = 30) {
+  /// Whether scores are put on one scale (`ScoreScale`). Off only for recordings drawn on that
+  /// scale to begin with (MotionSynth's, for training), where a body seen mostly hidden would
+  /// pass for a detector that scores low.
+  private let raisesScores: Bool
+
+  public init(fps: Double = 30, raisesScores: Bool = true) {
     resampler = Resampler(fps: fps)
+    self.raisesScores = raisesScores
   }
 
   /// Whether the stream's frames were each normalised to their own box (and are corrected).
@@ -24,7 +30,8 @@ public struct FramePipeline: Sendable {
   public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)
     rethrows
   {
-    let pose = corrector.correct(scores.rescale(selector.select(frame.people)), box: frame.box)
+    let selected = selector.select(frame.people)
+    let pose = corrector.correct(raisesScores ? scores.rescale(selected) : selected, box: frame.box)
     try resampler.push(t: frame.t, pose: pose, emit: emit)
   }
 }

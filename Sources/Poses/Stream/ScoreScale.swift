@@ -16,9 +16,11 @@
 /// the definitions' 0.3, is raised: a quarter of its joints could be read before. And only its
 /// frames that reach half the stream's level: guesses after the person left are not raised
 /// while the level still remembers them. A stream at or above the reference passes unchanged,
-/// as Penn Action's and Countix-Fitness's do (1) and MotionSynth's (a side view of squats
-/// measured 0.79 or more in 9 frames of 10, median 0.88; 30 random heavy-noise workouts 0.76
-/// or more). Allocates nothing per frame.
+/// as Penn Action's and Countix-Fitness's do (1) and MotionSynth's mostly do (a side view of
+/// squats measured 0.79 or more in 9 frames of 10, median 0.88; 30 random heavy-noise workouts
+/// 0.76 or more; but one of the first 300 training workouts fell to 0.38, a body seen mostly
+/// hidden: training keeps synthetic scores as drawn, `FramePipeline.raisesScores`). Allocates
+/// nothing per frame.
 public struct ScoreScale: Sendable {
   /// The level below which scores are raised to it: the lowest that MotionSynth gives a joint
   /// in plain view. Raising streams above it changes what the definitions read of hidden
