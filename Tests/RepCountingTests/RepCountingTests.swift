@@ -43,10 +43,10 @@ func recording(
 /// The recording's frames through the runtime's front end (`FramePipeline`), each pose changed
 /// by `transform` first; and the tick at which the stream was recognised as normalised frame by
 /// frame, if it was.
-func frontEnd(_ recording: Recording, transform: (Pose) -> Pose = { $0 }) -> (
-  ticks: [(t: Double, pose: Pose)], recognisedAt: Int?
-) {
-  var pipeline = FramePipeline()
+func frontEnd(
+  _ recording: Recording, raisesScores: Bool = true, transform: (Pose) -> Pose = { $0 }
+) -> (ticks: [(t: Double, pose: Pose)], recognisedAt: Int?) {
+  var pipeline = FramePipeline(raisesScores: raisesScores)
   var ticks: [(t: Double, pose: Pose)] = []
   var recognisedAt: Int?
   var frame = PeopleFrame()

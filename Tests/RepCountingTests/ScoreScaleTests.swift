@@ -46,6 +46,22 @@ import Testing
     #expect(scale.factor == 1)
   }
 
+  /// Training's front end keeps synthetic scores as drawn (`raisesScores: false`): a stream at
+  /// half its scores is raised by the runtime's and passes training's as it came.
+  @Test func trainingKeepsScoresAsDrawn() {
+    let take = recording("squat", reps: 4, view: "side", seed: 44)
+    let halved = Self.times(0.5)
+    let runtime = frontEnd(take, transform: halved).ticks
+    let training = frontEnd(take, raisesScores: false, transform: halved).ticks
+    let plain = frontEnd(take, raisesScores: false).ticks
+    func top(_ ticks: [(t: Double, pose: Pose)]) -> Float {
+      ticks.map { tick in tick.pose.joints.indices.map { tick.pose.joints[$0].confidence }.max()! }
+        .max()!
+    }
+    #expect(abs(top(training) - top(plain) / 2) < 1e-6)
+    #expect(top(runtime) > top(training) * 1.2)
+  }
+
   /// A body's joints guessed with nobody there: jittered about a standing pose, every score
   /// 0.02–0.29, as a detector reports keypoints in an empty room.
   static func guesses(seconds: Double, from t0: Double, like pose: Pose) -> [(
