@@ -125,6 +125,30 @@ import Testing
     #expect(try from("boxed") as? Double != nil)
   }
 
+  /// A file whose scores run low says so, with the factor; one at the reference does not.
+  @Test func inspectSaysWhenScoresWereRaised() throws {
+    let plain = Fixtures.squatFile(frames: 90)
+    var low = ""
+    for line in plain.split(separator: "\n") {
+      // The fixture's joints score 0.9: a detector scoring 0.4 writes them so.
+      low += line.replacingOccurrences(of: ",0.9]", with: ",0.4]") + "\n"
+    }
+    func report(_ text: String) throws -> [String: Any] {
+      let result = try SpotterProcess.run(["inspect", "--json", "-"], stdin: text)
+      #expect(result.status == 0, "\(result.stderr)")
+      return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        ?? [:]
+    }
+    let before = try report(plain)
+    #expect(before["scores_raised_from"] is NSNull)
+    #expect(before["score_factor_max"] as? Double == 1)
+    let after = try report(low)
+    #expect(after["scores_raised_from"] as? Double == 0)
+    #expect(abs((after["score_factor_max"] as? Double ?? 0) - 1.5) < 1e-3)
+    let text = try SpotterProcess.run(["inspect", "-"], stdin: low)
+    #expect(text.stdout.contains("Scores raised     the detector scores low: raised up to ×1.50"))
+  }
+
   @Test func inspectReadsStandardInput() throws {
     let result = try SpotterProcess.run(["inspect", "-"], stdin: Fixtures.squatFile(frames: 31))
     #expect(result.status == 0)

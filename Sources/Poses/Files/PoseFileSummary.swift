@@ -18,6 +18,10 @@ public struct PoseFileSummary: Sendable {
   /// The time from which the frames are known to be normalised each to its own box
   /// (`FrameBoxCorrector`: their scale and position are lost), if they are.
   public var boxNormalisedFrom: Double?
+  /// The time from which the followed person's scores were raised to the definitions' scale
+  /// (`ScoreScale`: the detector scores low), and the largest factor they were raised by.
+  public var scoresRaisedFrom: Double?
+  public var largestScoreFactor: Float = 1
 
   /// Frames per second measured from the times: (frames − 1) / duration.
   public var measuredFPS: Double? {
@@ -37,6 +41,7 @@ public struct PoseFileSummary: Sendable {
     var summary = PoseFileSummary(name: source.name, header: source.header)
     var frame = PeopleFrame()
     var selector = PersonSelector()
+    var scale = ScoreScale()
     var corrector = FrameBoxCorrector()
     var sums = Array(repeating: 0.0, count: CanonicalJoint.count)
     var first: Double?
@@ -52,8 +57,13 @@ public struct PoseFileSummary: Sendable {
         summary.duration = frame.t - first!
         summary.maxPeople = max(summary.maxPeople, frame.people.count)
         let pose = selector.select(frame.people)
+        let raised = scale.rescale(pose)
+        if raised != pose {
+          if summary.scoresRaisedFrom == nil { summary.scoresRaisedFrom = frame.t }
+          summary.largestScoreFactor = max(summary.largestScoreFactor, scale.factor)
+        }
         if summary.boxNormalisedFrom == nil {
-          _ = corrector.correct(pose, box: frame.box)
+          _ = corrector.correct(raised, box: frame.box)
           if corrector.isCorrecting { summary.boxNormalisedFrom = frame.t }
         }
         if pose.hasPerson {

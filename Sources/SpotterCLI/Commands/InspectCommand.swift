@@ -95,6 +95,13 @@ enum InspectCommand {
           format: "each frame stretched to its own box (seen from %.2f s): scale and position "
             + "are lost, the aspect is refitted", from))
     }
+    if let from = summary.scoresRaisedFrom {
+      row(
+        "Scores raised",
+        String(
+          format: "the detector scores low: raised up to ×%.2f to the definitions' scale "
+            + "(from %.2f s)", summary.largestScoreFactor, from))
+    }
     row("Bad lines", "\(summary.badLines)")
     for error in summary.firstErrors { lines.append("  \(error)") }
     if summary.badLines > summary.firstErrors.count {
@@ -122,6 +129,8 @@ enum InspectCommand {
       "mean_confidence": joints,
       "bad_lines": summary.badLines,
       "box_normalised_from": summary.boxNormalisedFrom ?? NSNull(),
+      "scores_raised_from": summary.scoresRaisedFrom ?? NSNull(),
+      "score_factor_max": (Double(summary.largestScoreFactor) * 1000).rounded() / 1000,
       "errors": summary.firstErrors.map { error -> [String: Any] in
         var entry: [String: Any] = ["file": error.file, "message": error.message]
         if let line = error.line { entry["line"] = line }
