@@ -15,10 +15,6 @@ import Testing
     frontEnd(recording) { normalised ? $0.normalisedToItsBox(in: recording.header.space) : $0 }
   }
 
-  static func count(_ name: String, _ ticks: [(t: Double, pose: Pose)], lost: Bool) -> Int {
-    countTicks(name, ticks, positionsAreLost: lost)
-  }
-
   @Test(arguments: ["front", "side", "any"])
   func normalisedFramesAreRecognisedWithinTwoSecondsAndPixelsNever(view: String) {
     let take = recording("squat", reps: 6, view: view, seed: 31)
@@ -82,8 +78,10 @@ import Testing
   @Test(arguments: [("squat", "front"), ("squat", "side"), ("push_up", "side"), ("lunge", "side")])
   func normalisedCopiesCountLikeTheCamerasPoses(name: String, view: String) {
     let take = recording(name, reps: 8, view: view, seed: 33)
-    let camera = Self.count(name, Self.ticks(take, normalised: false).ticks, lost: false)
-    let corrected = Self.count(name, Self.ticks(take, normalised: true).ticks, lost: true)
+    let camera = countTicks(
+      name, Self.ticks(take, normalised: false).ticks, positionsAreLost: false)
+    let corrected = countTicks(
+      name, Self.ticks(take, normalised: true).ticks, positionsAreLost: true)
     #expect(camera == 8)
     #expect(abs(corrected - camera) <= 1, "\(name) from \(view): \(corrected) of \(camera)")
   }
@@ -104,7 +102,7 @@ import Testing
     noise.swaps = 0
     // Eight reps, and three movements begun and abandoned 10–18% of the way down.
     let take = recording(name, reps: 8, view: view, seed: seed, partial: 3, noise: noise)
-    let counted = Self.count(name, Self.ticks(take, normalised: true).ticks, lost: true)
+    let counted = countTicks(name, Self.ticks(take, normalised: true).ticks, positionsAreLost: true)
     #expect(abs(counted - 8) <= 1, "\(name) from \(view): \(counted) of 8")
   }
 }
