@@ -541,7 +541,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
         t += 1.0 / 30
       }
     }
-    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.35, 0.17] { rise(height) }
+    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.38, 0.17] { rise(height) }
     rise(0, rest: 150)  // five seconds still: the set is over
     rise(0.2)
     let reps = events.compactMap { if case .rep(let rep) = $0 { rep } else { nil } }
@@ -557,7 +557,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     let strictEngine = ExerciseCatalogue.makeEngine(strict)
     events.removeAll()
     t = 0
-    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.35, 0.17] {
+    for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.38, 0.17] {
       for frame in 0..<45 {
         let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
         var pose = Pose()

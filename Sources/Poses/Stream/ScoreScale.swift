@@ -4,8 +4,8 @@
 /// Detectors score joints on scales of their own. Penn Action's joints in plain view score 1,
 /// MotionSynth's 0.6–0.99; MoveNet's or OpenPose's can run lower for a person seen whole. A
 /// fixed floor set on the first kind refuses most joints of a stream that scores low:
-/// Countix-Fitness with every score drawn from 0.2–0.45 counted 0.358 / 59.1% (relative MAE /
-/// within one, the exercise given, tune half), and raised 0.227 / 78.8%, as with no scores
+/// Countix-Fitness with every score drawn from 0.2–0.45 counted 0.357 / 59.1% (relative MAE /
+/// within one, the exercise given, tune half), and raised 0.206 / 80.3%, as with no scores
 /// drawn (`Sources/RepCounting/README.md`). So the stream's level is measured, the upper
 /// quartile of each frame's scores (the joints in plain view: hidden and face joints score low
 /// on any scale), as a median over the last 60 frames with a person, and while it is below
