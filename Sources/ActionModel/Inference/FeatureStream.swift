@@ -12,15 +12,17 @@ import Poses
 ///
 /// Allocates at `init` and once more at the first probabilities, never per frame. Not
 /// thread-safe: one per stream.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class FeatureStream {
   public let classifier: Classifier
-  private var extractor: FeatureExtractor
+  @exclusivity(unchecked) private var extractor: FeatureExtractor
   /// The last T frames of features.
-  public private(set) var window: PoseWindow
+  @exclusivity(unchecked) public private(set) var window: PoseWindow
   /// The streaming network's cached activations, once asked for.
-  private var state: StreamState?
+  @exclusivity(unchecked) private var state: StreamState?
   /// One frame's F features, reused.
-  private var features: [Float]
+  @exclusivity(unchecked) private var features: [Float]
 
   /// The precision of the state's weights: the plan's unless a test names one.
   private let precision: WeightPrecision?
@@ -90,7 +92,7 @@ public final class FeatureStream {
   }
 
   /// Frames pushed since `init` or `reset()`.
-  public private(set) var framesSeen = 0
+  @exclusivity(unchecked) public private(set) var framesSeen = 0
 
   /// How many of the last T frames show a person.
   public var framesWithAPerson: Int { window.presentCount }

@@ -41,14 +41,16 @@ import Linalg
 ///
 /// Allocates at `init`, never per frame. Not thread-safe: one state per stream (or per group of
 /// streams in lockstep).
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class StreamState {
   public let classifier: Classifier
   /// B: the streams this state steps together (1 unless made with more).
   public let streams: Int
   /// Frames pushed since `init` or `reset()` (per stream).
-  public private(set) var framesSeen = 0
+  @exclusivity(unchecked) public private(set) var framesSeen = 0
   /// Frames pushed but not yet run through the layers.
-  public private(set) var pendingFrames = 0
+  @exclusivity(unchecked) public private(set) var pendingFrames = 0
   /// The most frames that wait before the layers catch up on their own.
   public let pendingLimit: Int
   /// The precision of the weights the step reads.
@@ -77,14 +79,14 @@ public final class StreamState {
   private let zeros: UnsafeMutablePointer<Float>
   /// Whether the layers' running sums agree with the histories (a catch-up of several frames
   /// does not keep them).
-  private var partialValid = false
+  @exclusivity(unchecked) private var partialValid = false
   /// Per stream, the pooled average (B, C), and the sum of the pooled columns kept up to date
   /// by one-frame steps (each adds its new column and takes off the one that left), summed
   /// afresh after a catch-up of several frames and every `resumEvery` steps, so rounding
   /// cannot build up.
   private let average: UnsafeMutablePointer<Float>
   private let pooledSum: UnsafeMutablePointer<Float>
-  private var stepsSinceSum = Int.max
+  @exclusivity(unchecked) private var stepsSinceSum = Int.max
   private static let resumEvery = 32
 
   /// A contiguous history of columns per stream: the last `kept` consumed ones, then pending

@@ -18,6 +18,8 @@
 /// caller may look at several lines before handling them (the daemon drops the older of many
 /// waiting frames). The buffer grows only while released bytes and the line still arriving do
 /// not fit; in a steady stream it is allocated once.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class LineSplitter {
   public enum Line {
     /// A line's bytes, valid until `release()`.
@@ -33,20 +35,20 @@ public final class LineSplitter {
   /// The free space `fill` offers at least.
   public let readSize: Int
   /// The 1-based number of the line last returned by `next()`.
-  public private(set) var lineNumber = 0
+  @exclusivity(unchecked) public private(set) var lineNumber = 0
   /// Whether `finish()` was called: no more bytes will come.
-  public private(set) var isFinished = false
-  private var buffer: UnsafeMutableBufferPointer<UInt8>
+  @exclusivity(unchecked) public private(set) var isFinished = false
+  @exclusivity(unchecked) private var buffer: UnsafeMutableBufferPointer<UInt8>
   /// Buffers outgrown while lines in them were still handed out: freed at `release()`.
-  private var retired: [UnsafeMutableBufferPointer<UInt8>] = []
+  @exclusivity(unchecked) private var retired: [UnsafeMutableBufferPointer<UInt8>] = []
   /// Bytes before `released` may be reused; lines from `released` to `start` are handed out.
-  private var released = 0
+  @exclusivity(unchecked) private var released = 0
   /// The first byte not yet split into a line.
-  private var start = 0
+  @exclusivity(unchecked) private var start = 0
   /// The end of the bytes received.
-  private var end = 0
+  @exclusivity(unchecked) private var end = 0
   /// Bytes of an over-long line thrown away so far (0 when none is under way).
-  private var skipped = 0
+  @exclusivity(unchecked) private var skipped = 0
 
   /// - Parameter readSize: the bytes `fill` offers its reader at least, beyond a line's worth.
   public init(maxLineLength: Int = defaultMaxLineLength, readSize: Int = 64 * 1024) {

@@ -6,8 +6,10 @@
 public struct PoseLineDecoder {
   /// Owns the joints' buffer, which the decoder's copies share (a decoder is a value; the
   /// buffer goes when the last copy does).
+  ///
+  /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
   private final class Storage {
-    var joints: JointValues
+    @exclusivity(unchecked) var joints: JointValues
     init(capacity: Int) { joints = JointValues(capacity: capacity) }
     deinit { joints.deallocate() }
   }

@@ -69,7 +69,6 @@ struct AnchorTracker {
     let limit = (relative ? 2 : 1) * maxTravel * bodySize
     var moved = false
     for index in points.indices {
-      let point = points[index]
       guard let seen = place(of: index, in: pose, minConfidence: minConfidence) else {
         sinceHome[index] += 1
         continue

@@ -14,11 +14,13 @@ import Poses
 /// counted it. Cues that belong to no rep (partial, too fast) come only from the signal that leads,
 /// the one that last raised the count (the definition's own before any rep), so the blind signal's
 /// "that one did not count" does not contradict the other's rep.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 final class MultiSignalEngine: RepEngine {
   let definition: ExerciseDefinition
-  private(set) var count = 0
+  @exclusivity(unchecked) private(set) var count = 0
   private let engines: [SignalEngine]
-  private var leader = 0  // the engine that last raised the count
+  @exclusivity(unchecked) private var leader = 0  // the engine that last raised the count
 
   init(_ definition: ExerciseDefinition) {
     self.definition = definition
@@ -46,11 +48,11 @@ final class MultiSignalEngine: RepEngine {
     }
   }
 
-  var onSample: ((SignalSample) -> Void)? {
+  @exclusivity(unchecked) var onSample: ((SignalSample) -> Void)? {
     didSet { for engine in engines { engine.onSample = onSample } }
   }
 
-  var scaleIsPerFrame = false {
+  @exclusivity(unchecked) var scaleIsPerFrame = false {
     didSet { for engine in engines { engine.scaleIsPerFrame = scaleIsPerFrame } }
   }
 

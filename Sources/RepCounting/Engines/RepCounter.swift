@@ -11,22 +11,25 @@ import Poses
 /// hip flickering in and out of view is not a step; sideways only, because squats, push-ups
 /// and jumps move the hips up and down, quickly. Getting down to the floor (and, for a
 /// definition that anchors the feet, walking towards the camera) is left to the anchors.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class RepCounter {
   public let engine: any RepEngine
   /// Two seconds of history, as for the features: shorter follows someone walking closer a
   /// little sooner but lets jitter through as a slow wander of every signal.
-  private var size = BodySizeEstimator(history: 60)
-  public var travelLimit: Float = 2
+  @exclusivity(unchecked) private var size = BodySizeEstimator(history: 60)
+  @exclusivity(unchecked) public var travelLimit: Float = 2
   /// The hip centre across the picture over the last half second (nil when no hip was seen):
   /// room for 0.5 s at up to 128 frames a second; a faster stream keeps a shorter trail.
-  private var trail = FixedRing<(t: Double, x: Float?)>(capacity: 64, repeating: (0, nil))
-  private var anchors: AnchorTracker?
-  private var visibility: VisibilityWatch
+  @exclusivity(unchecked) private var trail = FixedRing<(t: Double, x: Float?)>(
+    capacity: 64, repeating: (0, nil))
+  @exclusivity(unchecked) private var anchors: AnchorTracker?
+  @exclusivity(unchecked) private var visibility: VisibilityWatch
   /// The definition's `range_joint`, followed for each rep's angles.
-  private var angles: JointAngleTrail?
-  private var lastSeen: Double?
-  private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
-  private var interrupted = false
+  @exclusivity(unchecked) private var angles: JointAngleTrail?
+  @exclusivity(unchecked) private var lastSeen: Double?
+  @exclusivity(unchecked) private var moving: Float = 0  // an EMA of "travelling this frame", 0...1
+  @exclusivity(unchecked) private var interrupted = false
   /// The definition's `min_confidence`, kept: `definition` is the engine's, a copy of the
   /// whole definition each time it is read.
   private let minConfidence: Float
@@ -37,7 +40,7 @@ public final class RepCounter {
   /// squat's shrinking box is the picture zooming in), travel is not judged, and anchors are
   /// followed side to side. Measured on Countix-Fitness (tune half) and synthetic sets written
   /// both ways: `Sources/RepCounting/README.md`.
-  public var positionsAreLost = false {
+  @exclusivity(unchecked) public var positionsAreLost = false {
     didSet {
       guard positionsAreLost != oldValue else { return }
       anchors?.relative = positionsAreLost

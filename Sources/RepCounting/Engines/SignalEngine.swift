@@ -43,14 +43,16 @@ import Poses
 /// rep. Seven rather than five: on the Countix tune half, MAE 0.250 / 75.8% within one against
 /// 0.259 / 72.7%. Brief movements (jumping jacks, knee raises, side tilts) keep five: seven
 /// flattens their peaks (synthetic side tilts from the side: 93.7% within one against 98.4%).
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 final class SignalEngine: RepEngine {
   typealias RecentRep = (
     range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool
   )
   let definition: ExerciseDefinition
-  private(set) var count = 0
-  private var reader: SignalReader
-  private var rules: FormRules
+  @exclusivity(unchecked) private(set) var count = 0
+  @exclusivity(unchecked) private var reader: SignalReader
+  @exclusivity(unchecked) private var rules: FormRules
   private let sign: Double  // +1 for down, −1 for up: internal values always go down first
   private let alpha: Double
   private let minConfidence: Float
@@ -69,28 +71,30 @@ final class SignalEngine: RepEngine {
   /// drift, and a bottom held longer is someone sitting down: back to the top.
   private let maxRepSeconds: Double
   /// Count only full reps.
-  var strict: Bool
+  @exclusivity(unchecked) var strict: Bool
 
-  private var smoothed: Double?
-  private var atBottom = false
-  private var peak = 0.0
-  private var peakTime = 0.0
-  private var peakSetAt = 0.0  // when the peak was last raised
-  private var trough = 0.0
-  private var troughTime = 0.0
+  @exclusivity(unchecked) private var smoothed: Double?
+  @exclusivity(unchecked) private var atBottom = false
+  @exclusivity(unchecked) private var peak = 0.0
+  @exclusivity(unchecked) private var peakTime = 0.0
+  @exclusivity(unchecked) private var peakSetAt = 0.0  // when the peak was last raised
+  @exclusivity(unchecked) private var trough = 0.0
+  @exclusivity(unchecked) private var troughTime = 0.0
   /// The count threshold when the rep under way started.
-  private var threshold = 0.0
-  private var dipTop = 0.0  // the highest point since the last rep or refusal, while at the top
-  private var dipLow = 0.0  // the lowest point since `dipTop`
-  private var dipStart = 0.0
-  private var lastTime: Double?
+  @exclusivity(unchecked) private var threshold = 0.0
+  /// The highest point since the last rep or refusal, while at the top.
+  @exclusivity(unchecked) private var dipTop = 0.0
+  /// The lowest point since `dipTop`.
+  @exclusivity(unchecked) private var dipLow = 0.0
+  @exclusivity(unchecked) private var dipStart = 0.0
+  @exclusivity(unchecked) private var lastTime: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
-  private var recentReps = FixedRing<
+  @exclusivity(unchecked) private var recentReps = FixedRing<
     (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
   >(
     capacity: 6, repeating: (0, 0, 0, nil, false))
   /// The last raw values, for the median of `median_frames`.
-  private var rawValues: FixedRing<Double>
+  @exclusivity(unchecked) private var rawValues: FixedRing<Double>
   /// How unsteady the detector makes the signal: the median size, over the last 45 frames, of
   /// the reads' fourth difference x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, over 0.6745·√70 ≈ 5.64 (what
   /// makes it the deviation of white noise). A movement, smooth over five frames, hardly
@@ -98,8 +102,8 @@ final class SignalEngine: RepEngine {
   /// medians of three, which take out most of a detector's frame-to-frame noise: joints shaken
   /// by white noise of deviation σ measure about 0.3 σ, from 0.12 to 0.6 σ as the 45 frames
   /// fall (`NoiseEstimateTests`).
-  private var jitter = RunningMedian(capacity: 45)
-  private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
+  @exclusivity(unchecked) private var jitter = RunningMedian(capacity: 45)
+  @exclusivity(unchecked) private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
   /// The noise floor: no rep, and no refusal, is smaller than `noise_multiple` (16 by default)
   /// times the measured jitter, but the floor never rises above `min_range`. 16 times about
   /// 0.3 σ is about 5 σ of the joints' white noise; real jitter is also slower than white
@@ -114,23 +118,23 @@ final class SignalEngine: RepEngine {
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three) is not one of this set's reps.
   static let tempoFloor = 0.4
-  private var recentDurations = RunningMedian(capacity: 6)
+  @exclusivity(unchecked) private var recentDurations = RunningMedian(capacity: 6)
   /// The last rep's trough and drop, until its way back up is known.
-  private var pendingTrough: Double?
-  private var pendingDrop = 0.0
-  private var pendingRep: (duration: Double, full: Bool) = (0, false)
+  @exclusivity(unchecked) private var pendingTrough: Double?
+  @exclusivity(unchecked) private var pendingDrop = 0.0
+  @exclusivity(unchecked) private var pendingRep: (duration: Double, full: Bool) = (0, false)
   /// The side that led at the bottom of the rep under way, and of the pending one.
-  private var troughSide: SideChoice?
-  private var pendingSide: SideChoice?
+  @exclusivity(unchecked) private var troughSide: SideChoice?
+  @exclusivity(unchecked) private var pendingSide: SideChoice?
   /// When the last rep was counted.
-  private var lastRepEnd = -Double.infinity
+  @exclusivity(unchecked) private var lastRepEnd = -Double.infinity
   /// Offsets and distances are in body sizes, measured at `scale` (angles need none).
   private let scaled: Bool
-  private var scale: Float?
-  var scaleIsPerFrame = false
-  var onSample: ((SignalSample) -> Void)?
+  @exclusivity(unchecked) private var scale: Float?
+  @exclusivity(unchecked) var scaleIsPerFrame = false
+  @exclusivity(unchecked) var onSample: ((SignalSample) -> Void)?
   /// Which of a definition's signals this engine reads (for samples).
-  var signalIndex = 0
+  @exclusivity(unchecked) var signalIndex = 0
 
   /// - Precondition: the definition's engine is the signal engine.
   init(_ definition: ExerciseDefinition) {

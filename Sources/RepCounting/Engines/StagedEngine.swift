@@ -9,27 +9,29 @@ import Poses
 /// not counted, cued. A return to the first stage before the cycle is through is a partial rep.
 /// With `smoothing` below 1, joint positions pass through an EMA first, so jitter on a hidden
 /// joint's guess does not flick a stage on and off.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 final class StagedEngine: RepEngine {
   let definition: ExerciseDefinition
-  private(set) var count = 0
+  @exclusivity(unchecked) private(set) var count = 0
   private let stages: [[[CompiledRequirement]]]
   private let holdFrames: [Int]
   private let cooldown: Double
   private let minConfidence: Float
-  private var measure: SignalReader?
-  private var rules: FormRules
+  @exclusivity(unchecked) private var measure: SignalReader?
+  @exclusivity(unchecked) private var rules: FormRules
 
   /// The stage reached last; nil until the first stage has held.
-  private var current: Int?
-  private var candidateFrames = 0
-  private var candidate = -1
-  private var leftFirstStage = 0.0
-  private var middleReached = 0.0
-  private var lastRep = -Double.infinity
-  private var low = Double.infinity
-  private var high = -Double.infinity
+  @exclusivity(unchecked) private var current: Int?
+  @exclusivity(unchecked) private var candidateFrames = 0
+  @exclusivity(unchecked) private var candidate = -1
+  @exclusivity(unchecked) private var leftFirstStage = 0.0
+  @exclusivity(unchecked) private var middleReached = 0.0
+  @exclusivity(unchecked) private var lastRep = -Double.infinity
+  @exclusivity(unchecked) private var low = Double.infinity
+  @exclusivity(unchecked) private var high = -Double.infinity
   private let alpha: Float
-  private var smoothed = Pose()
+  @exclusivity(unchecked) private var smoothed = Pose()
 
   struct CompiledRequirement: Sendable {
     let references: [JointReference]
@@ -87,9 +89,9 @@ final class StagedEngine: RepEngine {
   }
 
   /// Stages read angles, which need no body size.
-  var scaleIsPerFrame = false
+  @exclusivity(unchecked) var scaleIsPerFrame = false
   /// Stages have no count level: samples carry the measure, when the definition has one.
-  var onSample: ((SignalSample) -> Void)?
+  @exclusivity(unchecked) var onSample: ((SignalSample) -> Void)?
 
   /// The measure's range over the cycle under way (0 without a measure).
   private var measuredRange: Double { high >= low ? high - low : 0 }

@@ -7,12 +7,14 @@ import Poses
 /// A person first seen starts their session; one unseen for `leaveSeconds` has left, and their
 /// session is finished there (its last exercise ended, its summary emitted). Ids count up from
 /// 1 and are never reused in a stream.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class PeopleSession {
   public let runtime: Runtime
-  private var tracker: PeopleTracker
-  private var sessions: [(id: Int, session: Session)] = []
-  private var frame = PeopleFrame()
-  private var lastTime = 0.0
+  @exclusivity(unchecked) private var tracker: PeopleTracker
+  @exclusivity(unchecked) private var sessions: [(id: Int, session: Session)] = []
+  @exclusivity(unchecked) private var frame = PeopleFrame()
+  @exclusivity(unchecked) private var lastTime = 0.0
 
   /// - Parameters:
   ///   - people: the most people followed at once (the most prominent first).

@@ -9,57 +9,59 @@ import RepCounting
 /// the last window (unless too little of it shows a person); smooth the predictions into
 /// exercise starts and ends; hand the stream to the exercise's rep engine, which first replays
 /// the buffered history (backfill). The steady state allocates nothing per frame.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class Session {
   public let runtime: Runtime
-  private var pipeline: FramePipeline
+  @exclusivity(unchecked) private var pipeline: FramePipeline
   /// Features, the window ring and the streaming network.
   private let stream: FeatureStream
-  private var probabilities: [Float]
-  private var smoother: LabelSmoother
+  @exclusivity(unchecked) private var probabilities: [Float]
+  @exclusivity(unchecked) private var smoother: LabelSmoother
   /// The smoother is reporting a change (`smooth`), and a goal was reached meanwhile (backfill
   /// counted the reps as the exercise started): the smoother cannot be changed from inside
   /// itself, so it is told to end and hold once it has returned.
-  private var smoothing = false
-  private var holdAfterSmoothing = false
+  @exclusivity(unchecked) private var smoothing = false
+  @exclusivity(unchecked) private var holdAfterSmoothing = false
   /// The last `historySeconds` of ticks, for backfill.
-  private var history: FixedRing<(t: Double, pose: Pose)>
-  private var wasPresent: Bool?
-  private var ticks = 0
-  private var lastTime = 0.0
+  @exclusivity(unchecked) private var history: FixedRing<(t: Double, pose: Pose)>
+  @exclusivity(unchecked) private var wasPresent: Bool?
+  @exclusivity(unchecked) private var ticks = 0
+  @exclusivity(unchecked) private var lastTime = 0.0
   /// The exercise under way: its engine and when it began.
-  private var counter: RepCounter?
-  private var activeLabel: String?
-  private var activeSince = 0.0
+  @exclusivity(unchecked) private var counter: RepCounter?
+  @exclusivity(unchecked) private var activeLabel: String?
+  @exclusivity(unchecked) private var activeSince = 0.0
   /// Per exercise, the last tick its engine was given, so backfill never counts a stretch
   /// twice for the same exercise (a stretch another exercise's engine saw, when the classifier
   /// was wrong at first, is replayed).
-  private var countedUntil: [String: Double] = [:]
+  @exclusivity(unchecked) private var countedUntil: [String: Double] = [:]
   /// The last tick the engine under way was given, written to `countedUntil` when its
   /// exercise ends: a plain store each tick instead of a dictionary's hashing of the label.
-  private var activeCountedUntil: Double?
-  private var counters: [String: RepCounter] = [:]
+  @exclusivity(unchecked) private var activeCountedUntil: Double?
+  @exclusivity(unchecked) private var counters: [String: RepCounter] = [:]
   /// Half the classifier's window, in seconds: how far a prediction lags the change it shows.
   private let halfWindow: Double
   /// When the last exercise ended, and the end of the last rep counted.
-  private var lastEnd = -Double.infinity
-  private var lastRepEnd = -Double.infinity
+  @exclusivity(unchecked) private var lastEnd = -Double.infinity
+  @exclusivity(unchecked) private var lastRepEnd = -Double.infinity
   /// What backfill counted, held until the start is reported.
-  private var backfill: [RepEvent] = []
+  @exclusivity(unchecked) private var backfill: [RepEvent] = []
   /// Per exercise, in the order first seen.
-  private var totals: [ExerciseTotal] = []
+  @exclusivity(unchecked) private var totals: [ExerciseTotal] = []
   /// Per exercise with a `range_joint`: each side's rep ranges (degrees) and its best.
-  private var angleRanges: [AngleRanges] = []
-  public private(set) var badLines = 0
+  @exclusivity(unchecked) private var angleRanges: [AngleRanges] = []
+  @exclusivity(unchecked) public private(set) var badLines = 0
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
-  private var positionsAreLost = false
+  @exclusivity(unchecked) private var positionsAreLost = false
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
   /// and the ticks that arrived after it, held until it is made. A tick that finds the ring
   /// full makes the prediction itself (`tick`): a burst of frames, or one frame after a long
   /// gap (a tick for every 1/30 s of it), may bring any number of ticks before the caller's
   /// batch, and none may be lost.
   private let batchesPredictions: Bool
-  private var pendingPrediction: Double?
-  private var heldTicks: FixedRing<(t: Double, pose: Pose)>
+  @exclusivity(unchecked) private var pendingPrediction: Double?
+  @exclusivity(unchecked) private var heldTicks: FixedRing<(t: Double, pose: Pose)>
 
   /// - Parameter batchesPredictions: see `predictionDue`.
   init(runtime: Runtime, batchesPredictions: Bool = false) {
@@ -91,7 +93,7 @@ public final class Session {
   /// Hears each rep engine's signal and levels, frame by frame, with its exercise's label (for
   /// pictures of a set: `spotter report`). Samples of a set's backfill come when it is
   /// recognised, with their own times. Nil by default: then nothing is made.
-  public var onSignalSample: ((String, SignalSample) -> Void)? {
+  @exclusivity(unchecked) public var onSignalSample: ((String, SignalSample) -> Void)? {
     didSet {
       for (label, counter) in counters {
         counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }

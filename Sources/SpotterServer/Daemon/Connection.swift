@@ -10,49 +10,51 @@ import Spotter
 #endif
 
 /// One client of the daemon: its bytes in and out, and its session once the header came.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 final class Connection {
   let descriptor: FileDescriptor
   let name: String
   /// Unchecked: the daemon owns its connections and outlives them, and a checked `unowned`
   /// reference pays a reference count on every use, several times a frame.
   unowned(unsafe) let daemon: Daemon
-  var lastActivity: Double
+  @exclusivity(unchecked) var lastActivity: Double
   /// The client closed its side: no more lines will come; the events still go out.
-  private(set) var inputEnded = false
+  @exclusivity(unchecked) private(set) var inputEnded = false
   /// The socket failed (or the client is gone): nothing more can be sent.
-  var closed = false
+  @exclusivity(unchecked) var closed = false
   /// Received bytes, split into lines (a line over the limit comes out as too long).
   private let lines: LineSplitter
   /// The waiting lines and the decoded frame, shared with the daemon's other connections.
   private let scratch: Scratch
   /// Events not yet written: appended as they come, written once a round (`flush`).
-  private var output: [UInt8] = []
+  @exclusivity(unchecked) private var output: [UInt8] = []
   /// Whether `output` holds bytes, kept beside the flags the daemon reads each round: asking
   /// the array would touch its buffer, cold in a connection with nothing to send.
-  private(set) var hasOutput = false
+  @exclusivity(unchecked) private(set) var hasOutput = false
   /// Queued with the daemon: for the round's batch of predictions, and for a write at the end
   /// of the round.
-  var queuedForPrediction = false
-  var queuedForFlush = false
+  @exclusivity(unchecked) var queuedForPrediction = false
+  @exclusivity(unchecked) var queuedForFlush = false
   /// What the poller waits for on this connection: lines, and room to write.
-  var interest = (read: true, write: false)
+  @exclusivity(unchecked) var interest = (read: true, write: false)
   /// One person's session, whose predictions the daemon makes at the end of a round; nil
   /// before the header came, and in a stream of several people.
-  private(set) var session: Session?
+  @exclusivity(unchecked) private(set) var session: Session?
   /// A stream of several people (`"people": N` above 1): a session each, predicting in-line.
-  private var people: PeopleSession?
+  @exclusivity(unchecked) private var people: PeopleSession?
   /// The header came: frames go to `session` or `people`.
   var isOpen: Bool { session != nil || people != nil }
-  private var decoder: PoseLineDecoder?
-  private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
+  @exclusivity(unchecked) private var decoder: PoseLineDecoder?
+  @exclusivity(unchecked) private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
   /// The session's sets and reps for the history, from the events sent; in a stream of
   /// several people, a record each (`personRecorders`), stored when their summary is sent.
-  private var recorder: SessionRecorder?
-  private var personRecorders: [(id: Int, recorder: SessionRecorder)] = []
+  @exclusivity(unchecked) private var recorder: SessionRecorder?
+  @exclusivity(unchecked) private var personRecorders: [(id: Int, recorder: SessionRecorder)] = []
   /// Who the header says the stream is (its `person` or `client`), for the history.
-  private var streamPerson: String?
+  @exclusivity(unchecked) private var streamPerson: String?
   /// The first line that should have been the header and was not, while no header has come.
-  private var headerMissingSince: Int?
+  @exclusivity(unchecked) private var headerMissingSince: Int?
 
   init(
     descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
@@ -72,9 +74,12 @@ final class Connection {
   /// the frame decoded from one. Connections are served one at a time, and each handles all
   /// it read before the next is served, so the daemon's connections share one: buffers that
   /// stay in cache, not a cold pair for every connection and frame.
+  ///
+  /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
   final class Scratch {
-    var waiting: [(line: LineSplitter.Line, number: Int, kind: LineKind)] = []
-    var frame = PeopleFrame()
+    @exclusivity(unchecked) var waiting: [(line: LineSplitter.Line, number: Int, kind: LineKind)] =
+      []
+    @exclusivity(unchecked) var frame = PeopleFrame()
 
     init() { waiting.reserveCapacity(64) }
   }

@@ -29,6 +29,8 @@ import Spotter
 ///
 /// The daemon never prints: what an operator should know (a reload, a history write that
 /// failed) goes to `Configuration.notify`, and failed history writes are counted in the stats.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class Daemon {
   public struct Configuration: Sendable {
     public var socketPath: String?
@@ -76,29 +78,29 @@ public final class Daemon {
   }
 
   let configuration: Configuration
-  private var runtime: Runtime
-  private var listeners: [FileDescriptor] = []
-  private var connections: [FileDescriptor: Connection] = [:]
+  @exclusivity(unchecked) private var runtime: Runtime
+  @exclusivity(unchecked) private var listeners: [FileDescriptor] = []
+  @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
   /// What connections use only while each handles its lines, shared.
   private let scratch = Connection.Scratch()
   /// Made by `listen()`.
-  private var poller: Poller!
-  private var stats = Stats()
+  @exclusivity(unchecked) private var poller: Poller!
+  @exclusivity(unchecked) private var stats = Stats()
   private let started = Date()
   /// Connections whose session has a prediction due, in the order they became due; and those
   /// with events to write at the end of the round. Each connection is queued once
   /// (`Connection.queuedForPrediction`, `queuedForFlush`), so a round never scans every
   /// connection to find the few with something to do.
-  private var dueQueue: [Connection] = []
-  private var flushQueue: [Connection] = []
+  @exclusivity(unchecked) private var dueQueue: [Connection] = []
+  @exclusivity(unchecked) private var flushQueue: [Connection] = []
   /// The due predictions being made, and their network states, reused round to round.
-  private var dueRound: [Connection] = []
-  private var dueStates: [StreamState] = []
+  @exclusivity(unchecked) private var dueRound: [Connection] = []
+  @exclusivity(unchecked) private var dueStates: [StreamState] = []
   /// When idle connections were last looked for.
-  private var lastIdleCheck = 0.0
+  @exclusivity(unchecked) private var lastIdleCheck = 0.0
   /// Refused connections not yet closed, each with the time it is closed at the latest
   /// (`refuse`).
-  private var refused: [FileDescriptor: Double] = [:]
+  @exclusivity(unchecked) private var refused: [FileDescriptor: Double] = [:]
   struct Stats {
     var connectionsTotal = 0
     var frames = 0
