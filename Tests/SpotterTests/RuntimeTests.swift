@@ -47,6 +47,18 @@ import Testing
     return Recorder.record(.demo, options: options, seed: seed)
   }
 
+  /// An `emit` that calls back into its own session is a programming error that stops the
+  /// program, never a silent corruption: the properties that events are emitted from inside
+  /// keep Swift's exclusivity check (README, "Performance").
+  @Test func anEmitThatCallsBackIntoItsSessionStopsTheProgram() async {
+    await #expect(processExitsWith: .failure) {
+      let session = RuntimeTests.runtime.makeSession()
+      for frame in RuntimeTests.frames(RuntimeTests.demo(seed: 7)) {
+        session.push(frame) { _ in session.push(frame) { _ in } }
+      }
+    }
+  }
+
   /// The hand-off, whatever the model's quality (that is measured by `make eval`): every
   /// exercise that starts ends, in order and without overlap; each set's reps are the reps
   /// reported for it, counted 1, 2, 3…; backfilled reps come out with the start, before any live

@@ -8,10 +8,13 @@ import Poses
 /// session is finished there (its last exercise ended, its summary emitted). Ids count up from
 /// 1 and are never reused in a stream.
 ///
-/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance"), but
+/// for the one that events are emitted from inside.
 public final class PeopleSession {
   public let runtime: Runtime
-  @exclusivity(unchecked) private var tracker: PeopleTracker
+  /// Checked: events are emitted while it is being changed, so an `emit` that called back into
+  /// the session traps instead of corrupting it.
+  private var tracker: PeopleTracker
   @exclusivity(unchecked) private var sessions: [(id: Int, session: Session)] = []
   @exclusivity(unchecked) private var frame = PeopleFrame()
   @exclusivity(unchecked) private var lastTime = 0.0
@@ -29,7 +32,8 @@ public final class PeopleSession {
   /// The people followed now, by id.
   public var people: [Int] { sessions.map(\.id) }
 
-  /// Takes one decoded frame; `emit` hears each event with the id of the person it is about.
+  /// Takes one decoded frame; `emit` hears each event with the id of the person it is about,
+  /// and must not call back into this session.
   public func push(_ frame: PeopleFrame, emit: (_ person: Int, SpotterEvent) -> Void) {
     lastTime = frame.t
     var seen = 0  // bit i: sessions[i] had its person in this frame

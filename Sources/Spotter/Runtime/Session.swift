@@ -10,14 +10,17 @@ import RepCounting
 /// exercise starts and ends; hand the stream to the exercise's rep engine, which first replays
 /// the buffered history (backfill). The steady state allocates nothing per frame.
 ///
-/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance"), but
+/// for the two that events are emitted from inside.
 public final class Session {
   public let runtime: Runtime
-  @exclusivity(unchecked) private var pipeline: FramePipeline
+  /// Checked (as `smoother`): events are emitted while it is being changed, so an `emit` that
+  /// called back into the session traps instead of corrupting it.
+  private var pipeline: FramePipeline
   /// Features, the window ring and the streaming network.
   private let stream: FeatureStream
   @exclusivity(unchecked) private var probabilities: [Float]
-  @exclusivity(unchecked) private var smoother: LabelSmoother
+  private var smoother: LabelSmoother
   /// The smoother is reporting a change (`smooth`), and a goal was reached meanwhile (backfill
   /// counted the reps as the exercise started): the smoother cannot be changed from inside
   /// itself, so it is told to end and hold once it has returned.
@@ -106,7 +109,8 @@ public final class Session {
   /// Reps of the exercise under way.
   public var currentReps: Int { counter?.count ?? 0 }
 
-  /// Takes one decoded frame; calls `emit` with each event it causes.
+  /// Takes one decoded frame; calls `emit` with each event it causes. `emit` must not call
+  /// back into this session (as none of the session's callbacks may).
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
     if pipeline.correctsBoxedFrames && !positionsAreLost {
