@@ -67,7 +67,8 @@ public final class LineSplitter {
   public var pendingBytes: Int { end - start + skipped }
 
   /// Lets `read` write into the free end of the buffer (at least `readSize` bytes, after
-  /// making room); `read` returns how many bytes it wrote (0 or less: none).
+  /// making room); `read` returns how many bytes it wrote (0 or less: none). `read` must not
+  /// use this splitter: the buffer it writes into may move.
   ///
   /// - Returns: what `read` returned.
   @discardableResult
