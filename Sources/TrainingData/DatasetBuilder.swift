@@ -157,7 +157,8 @@ public enum DatasetBuilder {
         while end < poses.count {
           let shown = Double(seen[end + 1] - seen[end + 1 - set.window]) / Double(set.window)
           if shown >= presence {
-            set.addWindow(of: recording, endingAt: end, label: label, group: index)
+            set.addWindow(
+              of: recording, endingAt: end, label: label, group: index, recorded: true)
           }
           end += stride
         }

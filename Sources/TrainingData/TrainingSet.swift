@@ -22,13 +22,14 @@ public struct TrainingSet: TrainingWindows, Sendable {
   private var entries: [Entry] = []
 
   /// One window: the recording's first frame, the frame it ends at (both counted in frames of
-  /// `frames`), its label, and the recording or clip it came from (for splits that keep a
-  /// recording on one side).
+  /// `frames`), its label, the recording or clip it came from (for splits that keep a
+  /// recording on one side), and whether that is a recording of real people.
   struct Entry: Sendable {
     var recordingStart: Int
     var end: Int
     var label: Int
     var group: Int
+    var recorded: Bool
   }
 
   public init(window: Int = 60, features: Int = FeatureSpec.featuresPerFrame) {
@@ -43,6 +44,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
   public var frameCount: Int { frames.count / features }
 
   public func label(_ index: Int) -> Int { entries[index].label }
+  public func isRecorded(_ index: Int) -> Bool { entries[index].recorded }
 
   /// Adds a recording's features, (frames, F) computed frame by frame as the runtime does;
   /// returns its handle for `addWindow`.
@@ -54,10 +56,15 @@ public struct TrainingSet: TrainingWindows, Sendable {
     return start
   }
 
-  /// Adds the window of `recording` that ends at its frame `end`.
-  mutating func addWindow(of recording: Int, endingAt end: Int, label: Int, group: Int) {
+  /// Adds the window of `recording` that ends at its frame `end`; `recorded`: the recording is
+  /// of real people.
+  mutating func addWindow(
+    of recording: Int, endingAt end: Int, label: Int, group: Int, recorded: Bool = false
+  ) {
     entries.append(
-      Entry(recordingStart: recording, end: recording + end, label: label, group: group))
+      Entry(
+        recordingStart: recording, end: recording + end, label: label, group: group,
+        recorded: recorded))
   }
 
   /// Window `index`, (T, F), zero-padded before its recording's first frame.
@@ -90,7 +97,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
     entries += other.entries.map {
       Entry(
         recordingStart: $0.recordingStart + shift, end: $0.end + shift, label: $0.label,
-        group: $0.group + groupOffset)
+        group: $0.group + groupOffset, recorded: $0.recorded)
     }
   }
 
@@ -107,6 +114,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
     public let indices: [Int]
     public var count: Int { indices.count }
     public func label(_ index: Int) -> Int { set.label(indices[index]) }
+    public func isRecorded(_ index: Int) -> Bool { set.isRecorded(indices[index]) }
     public func copyWindow(_ index: Int, into target: UnsafeMutablePointer<Float>) {
       set.copyWindow(indices[index], into: target)
     }

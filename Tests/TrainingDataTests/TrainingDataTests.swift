@@ -1,4 +1,5 @@
 import ActionModel
+import TestSupport
 import Testing
 
 @testable import TrainingData
@@ -16,6 +17,43 @@ import Testing
     #expect(a.labels.contains(Labels.all.firstIndex(of: "other")!))
     // Frames are kept once: far fewer than the windows' frames.
     #expect(a.frameCount * 3 < a.count * 60)
+    #expect(!(0..<a.count).contains { a.isRecorded($0) })
+  }
+
+  /// Windows of annotated recordings are marked as recorded, and labelled from their clips.
+  @Test func annotatedWindowsAreRecordedAndLabelledFromTheirClips() throws {
+    let folder = Fixtures.temporaryFolder()
+    let result = try SpotterProcess.run([
+      "synth", "--output", folder, "--workout", "squat:4, lunge:4", "--count", "1", "--seed", "3",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let set = try DatasetBuilder.annotated(
+      folder + "/annotations.json", labels: Labels.all, variants: 1, seed: 1)
+    #expect(set.count > 4)
+    #expect((0..<set.count).allSatisfy { set.isRecorded($0) })
+    let names = Set(set.labels.map { Labels.all[$0] })
+    // The annotations also mark what comes between the sets as `other`.
+    #expect(names == ["squat", "lunge", "other"])
+  }
+
+  /// Whether a window is of real people (what `--recorded-weight` weights) survives appending
+  /// sets and taking subsets.
+  @Test func recordedWindowsStayMarkedThroughAppendsAndSplits() {
+    var recorded = TrainingSet(window: 2, features: 1)
+    let clip = recorded.addRecording([1, 2, 3])
+    recorded.addWindow(of: clip, endingAt: 2, label: 1, group: 0, recorded: true)
+    var set = TrainingSet(window: 2, features: 1)
+    let synthetic = set.addRecording([4, 5])
+    set.addWindow(of: synthetic, endingAt: 1, label: 0, group: 0)
+    set.append(contentsOf: recorded, groupOffset: 1_000_000)
+    #expect(!set.isRecorded(0) && set.isRecorded(1))
+    #expect(set.window(1) == [2, 3])
+    let (train, held) = set.split(holdingOut: 0.5, seed: 1)
+    for subset in [train, held] {
+      for index in 0..<subset.count {
+        #expect(subset.isRecorded(index) == (set.groups[subset.indices[index]] == 1_000_000))
+      }
+    }
   }
 
   /// A window cut from the kept frames is what the runtime's feature stream held at its last

@@ -20,6 +20,9 @@ public enum Trainer {
     /// How often each class is drawn relative to the others (default: all equal). `other`
     /// covers everything that is not an exercise, so it deserves more than one share.
     public var classWeights: [Double]? = nil
+    /// How much more often a window cut from a recording of real people is drawn than a
+    /// synthetic one of the same class (`WindowSampler`).
+    public var recordedWeight = 1.0
 
     public init() {}
   }
@@ -57,24 +60,15 @@ public enum Trainer {
       weightDecay: options.weightDecay)
     let graph = TrainingGraph(config: config, capacity: options.batch)
     let size = config.window * config.inputFeatures
-    var byClass = [[Int]](repeating: [], count: config.classes)
-    for index in 0..<data.count { byClass[data.label(index)].append(index) }
-    let present = byClass.indices.filter { !byClass[$0].isEmpty }
+    let sampler = WindowSampler(
+      data: data, classes: config.classes, classWeights: options.classWeights,
+      recordedWeight: options.recordedWeight)
     var best = (parameters, 0, -1.0)
     var history: [(Double, Double, Double)] = []
     var batchWindows = [Float](repeating: 0, count: options.batch * size)
     var batchLabels = [Int](repeating: 0, count: options.batch)
     let batches = max(1, options.windowsPerEpoch / options.batch)
     var stale = 0
-    // Class choice by weight (cumulative shares over the classes present).
-    let weights = present.map { options.classWeights?[$0] ?? 1 }
-    let total = weights.reduce(0, +)
-    var cumulative: [Double] = []
-    for weight in weights { cumulative.append((cumulative.last ?? 0) + weight / total) }
-    func draw(_ generator: inout SeededGenerator) -> Int {
-      let u = generator.unit()
-      return present[cumulative.firstIndex { u < $0 } ?? present.count - 1]
-    }
     for epoch in 0..<options.epochs {
       // Cosine decay from the learning rate to a twentieth of it.
       let phase = Float(epoch) / Float(max(options.epochs - 1, 1))
@@ -84,8 +78,7 @@ public enum Trainer {
       var correct = 0
       for b in 0..<batches {
         for slot in 0..<options.batch {
-          let members = byClass[draw(&generator)]
-          let index = members[Int(generator.next() % UInt64(members.count))]
+          let index = sampler.draw(&generator)
           batchLabels[slot] = data.label(index)
           batchWindows.withUnsafeMutableBufferPointer { target in
             data.copyWindow(index, into: target.baseAddress! + slot * size)

@@ -8,6 +8,12 @@ public protocol TrainingWindows {
   func label(_ index: Int) -> Int
   /// Writes window `index`, (T, F) oldest frame first, to `target` (T·F floats).
   func copyWindow(_ index: Int, into target: UnsafeMutablePointer<Float>)
+  /// Whether window `index` was cut from a recording of real people (not synthesised).
+  func isRecorded(_ index: Int) -> Bool
+}
+
+extension TrainingWindows {
+  public func isRecorded(_ index: Int) -> Bool { false }
 }
 
 /// Windows held whole in one buffer: for tests and small sets.

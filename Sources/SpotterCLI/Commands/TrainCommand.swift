@@ -34,6 +34,10 @@ enum TrainCommand {
       .value(
         "other-weight", "X", "How much more often 'other' windows are drawn than each exercise's.",
         default: "3"),
+      .value(
+        "recorded-weight", "X",
+        "How much more often a window of an annotated recording is drawn than a synthetic one "
+          + "of its class.", default: "1"),
       FoldOption.option,
     ],
     discussion: """
@@ -101,6 +105,7 @@ enum TrainCommand {
     options.seed = seed
     let otherWeight = try arguments.double("other-weight", range: 0.01...100)!
     options.classWeights = labels.map { $0 == Labels.other ? otherWeight : 1 }
+    options.recordedWeight = try arguments.double("recorded-weight", range: 0.01...1000)!
     return options
   }
 
