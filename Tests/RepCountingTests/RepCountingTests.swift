@@ -574,6 +574,53 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     #expect(strictRefused == [.partial, .partial, .partial], "\(events)")
   }
 
+  /// A new set by the same person is judged by what their earlier reps taught the engine: after
+  /// a set of full rises (0.8 body sizes), the next set's first rise of 0.35 counts (it moves
+  /// `min_range`), flagged partial, and the next is refused as too small; a reset engine learns
+  /// the small rises as this person's reps and counts all four.
+  @Test func aNewSetKeepsWhatThePersonsRepsTaught() throws {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
+       "partial": {"min_range": 0.1, "cue": "higher"}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    func secondSet(startingAfresh: Bool) -> (
+      count: Int, refused: [Rejection.Reason], all: [RepEvent]
+    ) {
+      let engine = ExerciseCatalogue.makeEngine(definition)
+      var refused: [Rejection.Reason] = []
+      var all: [RepEvent] = []
+      var t = 0.0
+      func rise(_ height: Float) {
+        for frame in 0..<45 {
+          let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+          var pose = Pose()
+          pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+          pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
+          engine.process(pose, t: t, bodySize: 100) {
+            all.append($0)
+            if case .rejected(let rejection) = $0 { refused.append(rejection.reason) }
+          }
+          t += 1.0 / 30
+        }
+      }
+      for _ in 0..<4 { rise(0.8) }
+      #expect(engine.count == 4)
+      t += 3  // a pause, then the classifier hands the next set over
+      if startingAfresh { engine.reset() } else { engine.startSet() }
+      refused.removeAll()
+      for height: Float in [0.35, 0.35, 0.3, 0.3] { rise(height) }
+      return (engine.count, refused, all)
+    }
+    let kept = secondSet(startingAfresh: false)
+    #expect(kept.count == 1 && kept.refused == [.tooSmall], "\(kept)")
+    let afresh = secondSet(startingAfresh: true)
+    #expect(afresh.count == 4 && afresh.refused.isEmpty, "\(afresh)")
+  }
+
   /// Within a set, a cycle far quicker than the person's reps (a flick of the arm, a detector
   /// glitch) is refused as too fast, and a single wild frame makes no rep at all.
   @Test func aQuickFlickAndAWildFrameAreNotReps() throws {

@@ -62,6 +62,12 @@ final class MultiSignalEngine: RepEngine {
     leader = 0
   }
 
+  func startSet() {
+    for engine in engines { engine.startSet() }
+    count = 0
+    leader = 0
+  }
+
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
     for index in engines.indices {
       engines[index].interrupt(at: t, because: reason) { forward($0, from: index, emit) }

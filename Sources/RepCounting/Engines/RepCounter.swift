@@ -120,8 +120,21 @@ public final class RepCounter {
     }
   }
 
+  /// Back to the start: no reps, nothing learned (a new person).
   public func reset() {
     engine.reset()
+    restartWatches()
+  }
+
+  /// A new set by the same person (`RepEngine.startSet`): the count starts again, what the
+  /// engine learned from their reps stays; where they stand and what is in sight is looked at
+  /// afresh.
+  public func startSet() {
+    engine.startSet()
+    restartWatches()
+  }
+
+  private func restartWatches() {
     anchors?.reset()
     visibility.restart()
     angles?.reset()

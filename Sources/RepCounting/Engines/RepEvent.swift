@@ -142,6 +142,10 @@ public protocol RepEngine: AnyObject {
   func process(_ pose: Pose, t: Double, bodySize: Float, emit: (RepEvent) -> Void)
   /// Back to the start: no reps, nothing learned.
   func reset()
+  /// A new set by the same person: no reps and nothing under way, but what was learned from
+  /// their reps (how far and how fast they move, how noisy the signal is) is kept, so a set
+  /// after a pause is judged as the one before it was, not as a stranger's first reps.
+  func startSet()
   /// The body size changes from frame to frame with the picture's own scale (frames normalised
   /// to their own box): measure each frame in its own scale and convert nothing held between
   /// frames. Engines that read only angles ignore it.

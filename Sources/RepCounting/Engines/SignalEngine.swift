@@ -184,6 +184,16 @@ final class SignalEngine: RepEngine {
             reason: reason.rejection, start: peakTime, end: t, rangeOfMotion: peak - smoothed,
             detail: reason == .outOfSight ? nil : reason.rawValue)))
     }
+    abandon()
+  }
+
+  func startSet() {
+    abandon()
+    count = 0
+  }
+
+  /// Forgets the movement under way, keeping the count and what was learned.
+  private func abandon() {
     reader.restart()
     smoothed = nil
     atBottom = false

@@ -109,6 +109,9 @@ final class StagedEngine: RepEngine {
     candidateFrames = 0
   }
 
+  /// Stages learn nothing from the reps: a new set starts afresh.
+  func startSet() { reset() }
+
   func reset() {
     count = 0
     current = nil

@@ -264,7 +264,8 @@ public final class Session {
       emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
       return
     }
-    counter.reset()
+    // The same person's earlier sets of this exercise taught the engine how they move.
+    counter.startSet()
     self.counter = counter
     // Backfill: the engine replays the buffered history first, oldest tick first, from the
     // oldest frame the first confident window saw (earlier frames are the activity before),
