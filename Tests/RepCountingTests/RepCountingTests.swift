@@ -409,6 +409,19 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
 }
 
 @Suite struct EngineMechanicsTests {
+  /// A front raise read as the wrist's height over the hip, in body sizes, with the shallow-rep
+  /// rule: what the counting-policy tests draw their rises for.
+  static func raise() throws -> ExerciseDefinition {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
+       "partial": {"min_range": 0.1, "cue": "higher"}}
+      """#
+    return try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+  }
+
   /// A pose whose left hip–neck orientation is `degrees` clockwise from up.
   static func tilted(_ degrees: Double) -> Pose {
     var pose = Pose()
@@ -520,14 +533,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
   /// partial with its cue; a smaller one is refused as too small; after a pause the next rise
   /// must move `min_range` again, and a small one then is swaying, said nothing of.
   @Test func shallowRepsWithinASetCountAndSmallerOnesAreRefused() throws {
-    let json = #"""
-      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
-       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
-       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
-       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
-       "partial": {"min_range": 0.1, "cue": "higher"}}
-      """#
-    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let definition = try Self.raise()
     let engine = ExerciseCatalogue.makeEngine(definition)
     var events: [RepEvent] = []
     var t = 0.0
@@ -579,14 +585,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
   /// `min_range`), flagged partial, and the next is refused as too small; a reset engine learns
   /// the small rises as this person's reps and counts all four.
   @Test func aNewSetKeepsWhatThePersonsRepsTaught() throws {
-    let json = #"""
-      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
-       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
-       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
-       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
-       "partial": {"min_range": 0.1, "cue": "higher"}}
-      """#
-    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let definition = try Self.raise()
     func secondSet(startingAfresh: Bool) -> (
       count: Int, refused: [Rejection.Reason], all: [RepEvent]
     ) {
