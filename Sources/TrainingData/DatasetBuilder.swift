@@ -116,7 +116,8 @@ public enum DatasetBuilder {
       let inside =
         (ticks[end].t - max(startTime, current.start)) / max(ticks[end].t - startTime, 1e-9)
       if inside < 0.4 && end >= frames { continue }
-      set.addWindow(of: recordingHandle, endingAt: end, label: label, group: group)
+      set.addWindow(
+        of: recordingHandle, endingAt: end, label: label, group: group, recorded: false)
     }
   }
 

@@ -23,7 +23,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
 
   /// One window: the recording's first frame, the frame it ends at (both counted in frames of
   /// `frames`), its label, the recording or clip it came from (for splits that keep a
-  /// recording on one side), and whether that is a recording of real people.
+  /// recording on one side), and whether that is an annotated recording (not synthetic).
   struct Entry: Sendable {
     var recordingStart: Int
     var end: Int
@@ -57,9 +57,9 @@ public struct TrainingSet: TrainingWindows, Sendable {
   }
 
   /// Adds the window of `recording` that ends at its frame `end`; `recorded`: the recording is
-  /// of real people.
+  /// an annotated one, not synthetic.
   mutating func addWindow(
-    of recording: Int, endingAt end: Int, label: Int, group: Int, recorded: Bool = false
+    of recording: Int, endingAt end: Int, label: Int, group: Int, recorded: Bool
   ) {
     entries.append(
       Entry(

@@ -44,7 +44,7 @@ import Testing
     recorded.addWindow(of: clip, endingAt: 2, label: 1, group: 0, recorded: true)
     var set = TrainingSet(window: 2, features: 1)
     let synthetic = set.addRecording([4, 5])
-    set.addWindow(of: synthetic, endingAt: 1, label: 0, group: 0)
+    set.addWindow(of: synthetic, endingAt: 1, label: 0, group: 0, recorded: false)
     set.append(contentsOf: recorded, groupOffset: 1_000_000)
     #expect(!set.isRecorded(0) && set.isRecorded(1))
     #expect(set.window(1) == [2, 3])
@@ -61,10 +61,10 @@ import Testing
   @Test func aWindowIsTheFramesItEndsAtPaddedAtTheStart() {
     var set = TrainingSet(window: 4, features: 2)
     let recording = set.addRecording([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])  // five frames
-    set.addWindow(of: recording, endingAt: 1, label: 0, group: 0)
-    set.addWindow(of: recording, endingAt: 4, label: 1, group: 0)
+    set.addWindow(of: recording, endingAt: 1, label: 0, group: 0, recorded: false)
+    set.addWindow(of: recording, endingAt: 4, label: 1, group: 0, recorded: false)
     let second = set.addRecording([11, 12, 13, 14])
-    set.addWindow(of: second, endingAt: 1, label: 2, group: 1)
+    set.addWindow(of: second, endingAt: 1, label: 2, group: 1, recorded: false)
     #expect(set.window(0) == [0, 0, 0, 0, 1, 2, 3, 4])
     #expect(set.window(1) == [3, 4, 5, 6, 7, 8, 9, 10])
     #expect(set.window(2) == [0, 0, 0, 0, 11, 12, 13, 14])

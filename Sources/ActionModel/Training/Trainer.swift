@@ -20,8 +20,8 @@ public enum Trainer {
     /// How often each class is drawn relative to the others (default: all equal). `other`
     /// covers everything that is not an exercise, so it deserves more than one share.
     public var classWeights: [Double]? = nil
-    /// How much more often a window cut from a recording of real people is drawn than a
-    /// synthetic one of the same class (`WindowSampler`).
+    /// How much more often a window cut from an annotated recording is drawn than a synthetic
+    /// one of the same class (`WindowSampler`).
     public var recordedWeight = 1.0
 
     public init() {}

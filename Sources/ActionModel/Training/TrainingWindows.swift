@@ -8,12 +8,9 @@ public protocol TrainingWindows {
   func label(_ index: Int) -> Int
   /// Writes window `index`, (T, F) oldest frame first, to `target` (T·F floats).
   func copyWindow(_ index: Int, into target: UnsafeMutablePointer<Float>)
-  /// Whether window `index` was cut from a recording of real people (not synthesised).
+  /// Whether window `index` was cut from an annotated recording, not drawn by MotionSynth
+  /// (`WindowSampler` may weight those).
   func isRecorded(_ index: Int) -> Bool
-}
-
-extension TrainingWindows {
-  public func isRecorded(_ index: Int) -> Bool { false }
 }
 
 /// Windows held whole in one buffer: for tests and small sets.
@@ -33,6 +30,7 @@ public struct WindowArray: TrainingWindows, Sendable {
 
   public var count: Int { labels.count }
   public func label(_ index: Int) -> Int { labels[index] }
+  public func isRecorded(_ index: Int) -> Bool { false }
   public func copyWindow(_ index: Int, into target: UnsafeMutablePointer<Float>) {
     windows.withUnsafeBufferPointer {
       target.update(from: $0.baseAddress! + index * size, count: size)

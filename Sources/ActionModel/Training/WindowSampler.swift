@@ -1,33 +1,38 @@
 import Randomness
 
-/// Draws training windows: first a class by its weight, then a window of that class, where
-/// a window cut from a recording of real people may be drawn more often than a synthetic one
-/// (`recordedWeight` times as often, window for window).
+/// Draws training windows: first a class by its weight, then a window of that class, where a
+/// window cut from an annotated recording is drawn `recordedWeight` times as often as a
+/// synthetic one, window for window.
 ///
-/// Why: synthetic workouts are cheap and plentiful, so in a large recipe they outnumber the
-/// real recordings several times over in every class, and the network learns mostly what
-/// MotionSynth draws. Weighting keeps the real share of each class's draws where it is
-/// chosen, however many synthetic workouts are added.
+/// Why: synthetic workouts are cheap, so in a large recipe they outnumber the annotated
+/// recordings (real people) several times over in every class, and the network learns mostly
+/// what MotionSynth draws. With weight w, a class with R recorded and S synthetic windows
+/// draws a recorded one w·R / (w·R + S) of the time.
 struct WindowSampler {
   /// The classes with windows, and their cumulative shares of the draws.
   private let present: [Int]
   private let cumulative: [Double]
-  /// Per class: its synthetic windows, its recorded ones, and the chance that a draw of the
-  /// class takes a recorded one.
+  /// Per class: all its windows, its synthetic ones, its recorded ones, and the chance that a
+  /// draw of the class takes a recorded one.
+  private let byClass: [[Int]]
   private let synthetic: [[Int]]
   private let recorded: [[Int]]
   private let recordedShare: [Double]
-  /// With a weight of 1, one uniform draw over all of a class's windows (no second random
-  /// number): the draws of a recipe that does not weight are what they always were.
-  private let byClass: [[Int]]
+  /// Whether recorded windows are weighted at all: with a weight of 1 a draw is one uniform
+  /// choice over all of the class's windows, with no draw of the kind first, so a recipe that
+  /// does not weight draws the same windows from the same seed whether or not it could.
   private let weighted: Bool
 
   init(
     data: some TrainingWindows, classes: Int, classWeights: [Double]?, recordedWeight: Double
   ) {
-    var synthetic = [[Int]](repeating: [], count: classes)
-    var recorded = synthetic
-    var byClass = synthetic
+    precondition(recordedWeight > 0, "the recorded windows' weight must be above 0")
+    precondition(
+      classWeights.map { $0.count == classes && $0.allSatisfy { $0 > 0 } } ?? true,
+      "class weights must be one above 0 for each of the \(classes) classes")
+    var byClass = [[Int]](repeating: [], count: classes)
+    var synthetic = byClass
+    var recorded = byClass
     for index in 0..<data.count {
       let label = data.label(index)
       byClass[label].append(index)
@@ -43,9 +48,9 @@ struct WindowSampler {
     var cumulative: [Double] = []
     for weight in weights { cumulative.append((cumulative.last ?? 0) + weight / total) }
     self.cumulative = cumulative
+    self.byClass = byClass
     self.synthetic = synthetic
     self.recorded = recorded
-    self.byClass = byClass
     weighted = recordedWeight != 1
     recordedShare = (0..<classes).map { label in
       let real = recordedWeight * Double(recorded[label].count)
@@ -60,11 +65,13 @@ struct WindowSampler {
     var members = byClass[label]
     if weighted {
       let share = recordedShare[label]
-      members =
-        share == 0
-        ? synthetic[label]
-        : share == 1 || generator.unit() < share
-          ? recorded[label] : synthetic[label]
+      if share == 0 {
+        members = synthetic[label]
+      } else if share == 1 || generator.unit() < share {
+        members = recorded[label]
+      } else {
+        members = synthetic[label]
+      }
     }
     return members[Int(generator.next() % UInt64(members.count))]
   }
