@@ -117,6 +117,7 @@ import Testing
     for _ in 0..<70 { chosen.append(selector.select([bystander, exerciser])) }
     #expect(chosen[0] == bystander)
     #expect(chosen.last == exerciser)
+    #expect(selector.takeovers == 1)
   }
 
   @Test func aBriefDropoutIsNobodyThenTheSamePersonIsFollowedAgain() {
@@ -128,6 +129,7 @@ import Testing
     #expect(selector.select([other, exerciser]) == exerciser)
     for _ in 0..<15 { _ = selector.select([other]) }
     #expect(selector.select([other]) == other)  // gone long enough: follow who is there
+    #expect(selector.takeovers == 0)  // who comes back cannot be told: not a takeover
   }
 
   @Test func fewerThanThreeConfidentJointsIsNobody() {

@@ -25,6 +25,9 @@ public struct FramePipeline: Sendable {
   /// Whether the stream's frames were each normalised to their own box (and are corrected).
   public var correctsBoxedFrames: Bool { corrector.isCorrecting }
 
+  /// Times someone else took the stream over (`PersonSelector.takeovers`).
+  public var takeovers: Int { selector.takeovers }
+
   /// Ticks emitted so far.
   public var ticks: Int { resampler.emitted }
 

@@ -12,6 +12,10 @@ public struct PersonSelector: Sendable {
   public var takeoverAfter = 60
   public var takeoverRatio: Float = 2
 
+  /// Times someone else took the stream over (the takeover above): a new person is followed,
+  /// and what was learned about the last one no longer holds.
+  public private(set) var takeovers = 0
+
   private var followed: Box?
   private var framesLost = 0
   private var framesChallenged = 0
@@ -41,7 +45,10 @@ public struct PersonSelector: Sendable {
       framesLost = 0
       if let best, best.box.area >= takeoverRatio * match.box.area {
         framesChallenged += 1
-        if framesChallenged >= takeoverAfter { return follow(people[best.index], best.box) }
+        if framesChallenged >= takeoverAfter {
+          takeovers += 1
+          return follow(people[best.index], best.box)
+        }
       } else {
         framesChallenged = 0
       }

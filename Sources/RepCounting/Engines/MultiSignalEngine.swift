@@ -56,14 +56,13 @@ final class MultiSignalEngine: RepEngine {
     didSet { for engine in engines { engine.scaleIsPerFrame = scaleIsPerFrame } }
   }
 
-  func reset() {
-    for engine in engines { engine.reset() }
-    count = 0
-    leader = 0
-  }
+  func reset() { restart { $0.reset() } }
 
-  func startSet() {
-    for engine in engines { engine.startSet() }
+  func startSet() { restart { $0.startSet() } }
+
+  /// Each signal's engine restarted by `how`, and no reps of the whole.
+  private func restart(_ how: (SignalEngine) -> Void) {
+    for engine in engines { how(engine) }
     count = 0
     leader = 0
   }

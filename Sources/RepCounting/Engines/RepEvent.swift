@@ -143,8 +143,9 @@ public protocol RepEngine: AnyObject {
   /// Back to the start: no reps, nothing learned.
   func reset()
   /// A new set by the same person: no reps and nothing under way, but what was learned from
-  /// their reps (how far and how fast they move, how noisy the signal is) is kept, so a set
-  /// after a pause is judged as the one before it was, not as a stranger's first reps.
+  /// their recent reps (how far they move, within the definition's `learn_seconds`) and how
+  /// noisy the signal is stays, so a set split by a moment out of view is not judged as a
+  /// stranger's first reps.
   func startSet()
   /// The body size changes from frame to frame with the picture's own scale (frames normalised
   /// to their own box): measure each frame in its own scale and convert nothing held between

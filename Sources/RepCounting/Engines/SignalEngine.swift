@@ -116,7 +116,8 @@ final class SignalEngine: RepEngine {
   /// The deviation of the signal's frame-to-frame noise, as measured (0 before five reads).
   var noiseDeviation: Double { Double(jitter.median ?? 0) / 5.64 }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
-  /// once there are three) is not one of this set's reps.
+  /// once there are three; forgotten after `learn_seconds` without a rep) is not one of this
+  /// set's reps.
   static let tempoFloor = 0.4
   @exclusivity(unchecked) private var recentDurations = RunningMedian(capacity: 6)
   /// The last rep's trough and drop, until its way back up is known.
@@ -187,6 +188,7 @@ final class SignalEngine: RepEngine {
     abandon()
   }
 
+  /// Keeps the recent reps (their ranges and pace, for `learn_seconds`) and the measured noise.
   func startSet() {
     abandon()
     count = 0
@@ -205,19 +207,11 @@ final class SignalEngine: RepEngine {
   }
 
   func reset() {
-    reader.restart()
-    count = 0
-    smoothed = nil
-    atBottom = false
-    lastTime = nil
+    startSet()
     jitter.removeAll()
-    lastReads.removeAll()
     recentReps.removeAll()
-    pendingTrough = nil
-    scale = nil
-    lastRepEnd = -.infinity
-    rawValues.removeAll()
     recentDurations.removeAll()
+    lastRepEnd = -.infinity
   }
 
   // MARK: thresholds
@@ -472,6 +466,8 @@ final class SignalEngine: RepEngine {
       emit(.rejected(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range)))
       return
     }
+    // The pace of reps more than `learn_seconds` ago (an earlier set) judges nothing.
+    if t - lastRepEnd > learnSeconds { recentDurations.removeAll() }
     let tempo = recentDurations.count >= 3 ? Double(recentDurations.median!) : 0
     recentDurations.add(Float(duration))
     guard duration >= minRepSeconds, duration >= Self.tempoFloor * tempo else {

@@ -32,6 +32,11 @@ public final class Session {
   @exclusivity(unchecked) private var ticks = 0
   @exclusivity(unchecked) private var lastTime = 0.0
   /// The exercise under way: its engine and when it began.
+  /// `pipeline.takeovers` as last seen, and whether someone else has taken the stream over
+  /// since the rep engines learned from the person they knew (read after each frame: events
+  /// come from inside the pipeline's push).
+  @exclusivity(unchecked) private var takeoversSeen = 0
+  @exclusivity(unchecked) private var enginesKnowAnotherPerson = false
   @exclusivity(unchecked) private var counter: RepCounter?
   @exclusivity(unchecked) private var activeLabel: String?
   @exclusivity(unchecked) private var activeSince = 0.0
@@ -113,6 +118,10 @@ public final class Session {
   /// back into this session (as none of the session's callbacks may).
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
+    if pipeline.takeovers != takeoversSeen {
+      takeoversSeen = pipeline.takeovers
+      enginesKnowAnotherPerson = true
+    }
     if pipeline.correctsBoxedFrames && !positionsAreLost {
       positionsAreLost = true
       for counter in counters.values { counter.positionsAreLost = true }
@@ -264,7 +273,12 @@ public final class Session {
       emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
       return
     }
-    // The same person's earlier sets of this exercise taught the engine how they move.
+    // The person's earlier sets of this exercise taught the engine how they move; after someone
+    // else took the stream over, no engine knows the person followed now.
+    if enginesKnowAnotherPerson {
+      enginesKnowAnotherPerson = false
+      for engine in counters.values { engine.reset() }
+    }
     counter.startSet()
     self.counter = counter
     // Backfill: the engine replays the buffered history first, oldest tick first, from the
