@@ -182,7 +182,7 @@ static inline void spk_gemm(int isa, int half, int windows, ptrdiff_t a_window,
 #undef SPK_ARGS
 }
 
-// Winograd F(2, 3)'s transforms, eight channels at a time in explicit vectors (the importer's
+// Winograd F(2, 3)'s and F(4, 3)'s transforms, eight channels at a time in explicit vectors (the
 // code generation does not vectorise loops on its own), the rest one by one.
 #define SPK_LANES8(BODY8, BODY1)                                                               \
   int i = 0;                                                                                   \
@@ -218,6 +218,53 @@ __attribute__((target("avx2"))) static inline void spk_winograd_output(
       first[i] = x > 0 ? x : 0; second[i] = y > 0 ? y : 0;)
 }
 
+/// Winograd F(4, 3)'s input transform of one tile (Lavin & Gray's Bᵀ for the points 0, ±1,
+/// ±2): from input frames d0 … d5, `step` floats apart, the six rows U0 = 4d0 − 5d2 + d4,
+/// U1 = −4d1 − 4d2 + d3 + d4, U2 = 4d1 − 4d2 − d3 + d4, U3 = −2d1 − d2 + 2d3 + d4,
+/// U4 = 2d1 − d2 − 2d3 + d4, U5 = 4d1 − 5d3 + d5, `plane` floats apart from u.
+__attribute__((target("avx2"))) static inline void spk_winograd4_input(
+    const float *d0, ptrdiff_t step, int channels, float *u, ptrdiff_t plane) {
+  const float *a = d0, *b = d0 + step, *c = d0 + 2 * step, *d = d0 + 3 * step,
+              *e = d0 + 4 * step, *f = d0 + 5 * step;
+  float *u0 = u, *u1 = u + plane, *u2 = u + 2 * plane, *u3 = u + 3 * plane,
+        *u4 = u + 4 * plane, *u5 = u + 5 * plane;
+  SPK_LANES8(
+      spk_v8 va = SPK_AT8(a); spk_v8 vb = SPK_AT8(b); spk_v8 vc = SPK_AT8(c);
+      spk_v8 vd = SPK_AT8(d); spk_v8 ve = SPK_AT8(e); spk_v8 vf = SPK_AT8(f);
+      spk_v8 four_b = vb * 4.0f; spk_v8 sum12 = ve - vc * 4.0f; spk_v8 sum34 = ve - vc;
+      spk_v8 diff12 = vd - four_b; spk_v8 diff34 = (vd - vb) * 2.0f;
+      SPK_AT8(u0) = va * 4.0f - vc * 5.0f + ve; SPK_AT8(u1) = sum12 + diff12;
+      SPK_AT8(u2) = sum12 - diff12; SPK_AT8(u3) = sum34 + diff34; SPK_AT8(u4) = sum34 - diff34;
+      SPK_AT8(u5) = four_b - vd * 5.0f + vf;,
+      u0[i] = 4 * a[i] - 5 * c[i] + e[i]; u1[i] = -4 * b[i] - 4 * c[i] + d[i] + e[i];
+      u2[i] = 4 * b[i] - 4 * c[i] - d[i] + e[i]; u3[i] = -2 * b[i] - c[i] + 2 * d[i] + e[i];
+      u4[i] = 2 * b[i] - c[i] - 2 * d[i] + e[i]; u5[i] = 4 * b[i] - 5 * d[i] + f[i];)
+}
+
+/// Its output transform (Aᵀ) with bias and ReLU: from the products m0 … m5 (`plane` floats
+/// apart), y0 = m0 + m1 + m2 + m3 + m4, y1 = m1 − m2 + 2(m3 − m4), y2 = m1 + m2 + 4(m3 + m4),
+/// y3 = m1 − m2 + 8(m3 − m4) + m5, each max(bias + y, 0) into `out`, `step` floats apart.
+__attribute__((target("avx2"))) static inline void spk_winograd4_output(
+    const float *m, ptrdiff_t plane, const float *bias, int channels, float *out,
+    ptrdiff_t step) {
+  const float *m0 = m, *m1 = m + plane, *m2 = m + 2 * plane, *m3 = m + 3 * plane,
+              *m4 = m + 4 * plane, *m5 = m + 5 * plane;
+  float *y0 = out, *y1 = out + step, *y2 = out + 2 * step, *y3 = out + 3 * step;
+  SPK_LANES8(
+      spk_v8 vb = SPK_AT8(bias); spk_v8 sum12 = SPK_AT8(m1) + SPK_AT8(m2);
+      spk_v8 diff12 = SPK_AT8(m1) - SPK_AT8(m2); spk_v8 sum34 = SPK_AT8(m3) + SPK_AT8(m4);
+      spk_v8 diff34 = SPK_AT8(m3) - SPK_AT8(m4); spk_v8 zero = {0};
+      SPK_AT8(y0) = __builtin_elementwise_max(vb + SPK_AT8(m0) + sum12 + sum34, zero);
+      SPK_AT8(y1) = __builtin_elementwise_max(vb + diff12 + diff34 * 2.0f, zero);
+      SPK_AT8(y2) = __builtin_elementwise_max(vb + sum12 + sum34 * 4.0f, zero);
+      SPK_AT8(y3) = __builtin_elementwise_max(vb + diff12 + diff34 * 8.0f + SPK_AT8(m5), zero);,
+      float s12 = m1[i] + m2[i]; float d12 = m1[i] - m2[i]; float s34 = m3[i] + m4[i];
+      float d34 = m3[i] - m4[i]; float x0 = bias[i] + m0[i] + s12 + s34;
+      float x1 = bias[i] + d12 + 2 * d34; float x2 = bias[i] + s12 + 4 * s34;
+      float x3 = bias[i] + d12 + 8 * d34 + m5[i]; y0[i] = x0 > 0 ? x0 : 0;
+      y1[i] = x1 > 0 ? x1 : 0; y2[i] = x2 > 0 ? x2 : 0; y3[i] = x3 > 0 ? x3 : 0;)
+}
+
 #else
 
 static inline int spk_instruction_set(void) { return SPK_NONE; }
@@ -230,6 +277,10 @@ static inline void spk_winograd_input(const float *d0, ptrdiff_t step, int chann
                                       ptrdiff_t plane) {}
 static inline void spk_winograd_output(const float *m, ptrdiff_t plane, const float *bias,
                                        int channels, float *first, float *second) {}
+static inline void spk_winograd4_input(const float *d0, ptrdiff_t step, int channels, float *u,
+                                       ptrdiff_t plane) {}
+static inline void spk_winograd4_output(const float *m, ptrdiff_t plane, const float *bias,
+                                        int channels, float *out, ptrdiff_t step) {}
 
 #endif
 

@@ -231,4 +231,33 @@ public enum PackedGEMM {
       "spk_winograd_output: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
     spk_winograd_output(products, plane, bias, Int32(channels), first, second)
   }
+
+  /// Winograd F(4, 3)'s input transform of one tile (`spk_winograd4_input`): from frames
+  /// d0…d5, `step` floats apart from `frames`, the six rows of Bᵀd, `plane` floats apart from
+  /// `into`.
+  ///
+  /// Shapes: each frame and each row (C) floats. Needs the kernels (`InstructionSet.avx2`).
+  public static func winograd4Input(
+    frames: UnsafePointer<Float>, step: Int, channels: Int, into rows: UnsafeMutablePointer<Float>,
+    plane: Int
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd4_input: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd4_input(frames, step, Int32(channels), rows, plane)
+  }
+
+  /// Its output transform (`spk_winograd4_output`): from products m0…m5, `plane` floats apart,
+  /// the four output frames ReLU(bias + Aᵀm), `step` floats apart from `into`.
+  ///
+  /// Shapes: products, bias and each output frame (C). Needs the kernels.
+  public static func winograd4Output(
+    products: UnsafePointer<Float>, plane: Int, bias: UnsafePointer<Float>, channels: Int,
+    into frames: UnsafeMutablePointer<Float>, step: Int
+  ) {
+    precondition(
+      InstructionSet.avx2.isSupported && plane >= channels,
+      "spk_winograd4_output: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
+    spk_winograd4_output(products, plane, bias, Int32(channels), frames, step)
+  }
 }

@@ -261,8 +261,32 @@ import Testing
         weight: $0.baseAddress!, inputChannels: 2, outputChannels: 2, dilation: dilation,
         inputFrames: inputFrames)
     }
-    let covered = layer.tileStarts.flatMap { [$0, $0 + dilation] } + layer.singles
+    let covered = layer.tiling.tileStarts.flatMap { [$0, $0 + dilation] } + layer.tiling.singles
     #expect(covered.sorted() == Array(0..<(inputFrames - 2 * dilation)))
-    #expect(layer.singles.count <= layer.outputFrames / 2 + 1)
+    #expect(layer.tiling.singles.count <= layer.outputFrames / 2 + 1)
+  }
+
+  /// F(4, 3): tiles of four frames d apart, and each frame left over computed directly, once.
+  @Test(arguments: [(60, 1), (58, 2), (54, 4), (46, 8), (12, 5), (5, 2), (9, 1)])
+  func everyOutputFrameOfTheWiderTilesIsComputedExactlyOnce(inputFrames: Int, dilation: Int)
+    throws
+  {
+    let weight = [Float](repeating: 1, count: 3 * 2 * 2)
+    let made = weight.withUnsafeBufferPointer {
+      Winograd4Layer(
+        weight: $0.baseAddress!, inputChannels: 2, outputChannels: 2, dilation: dilation,
+        inputFrames: inputFrames)
+    }
+    guard InstructionSet.available != .none else {
+      #expect(made == nil)
+      return
+    }
+    let layer = try #require(made)
+    let tiled = layer.tiling.tileStarts.flatMap { start in (0..<4).map { start + $0 * dilation } }
+    let direct = layer.tiling.singles
+    #expect(layer.tiling.singleRuns.flatMap { $0.start..<($0.start + $0.count) } == direct)
+    #expect((tiled + direct).sorted() == Array(0..<(inputFrames - 2 * dilation)))
+    // Within each residue mod d, at most three frames are left past the whole tiles.
+    #expect(direct.count <= 3 * dilation)
   }
 }

@@ -18,6 +18,8 @@ public final class Classifier: @unchecked Sendable {
   let restingColumns: [[Float]]
   /// Each three-tap layer's Winograd form (nil for other kernels).
   let winogradLayers: [WinogradLayer?]
+  /// Each three-tap layer's F(4, 3) form (nil for other kernels, or without Spotter's kernels).
+  let winograd4Layers: [Winograd4Layer?]
   /// Each layer's weights and bias packed for Spotter's own kernels, in single and in half
   /// precision (nil on CPUs without them: OpenBLAS does all the work there).
   let packedLayers: [PackedWeights]?
@@ -43,14 +45,13 @@ public final class Classifier: @unchecked Sendable {
     layout = parameters.layout
     let base = UnsafePointer(weights.baseAddress!)
     let config = metadata.architecture
-    winogradLayers = config.convolutions.enumerated().map { [layout] index, layer in
-      layer.kernel == 3
-        ? WinogradLayer(
-          weight: base + layout.convolutions[index].weight.lowerBound,
-          inputChannels: config.inputChannels(of: index),
-          outputChannels: layer.channels, dilation: layer.dilation,
-          inputFrames: index == 0 ? config.window : config.outputFrames(of: index - 1))
-        : nil
+    winogradLayers = Self.threeTap(config, layout, base) {
+      WinogradLayer(
+        weight: $0, inputChannels: $1, outputChannels: $2, dilation: $3, inputFrames: $4)
+    }
+    winograd4Layers = Self.threeTap(config, layout, base) {
+      Winograd4Layer(
+        weight: $0, inputChannels: $1, outputChannels: $2, dilation: $3, inputFrames: $4)
     }
     let packs = { [layout] (precision: WeightPrecision) -> [PackedWeights]? in
       guard InstructionSet.available != .none else { return nil }
@@ -182,6 +183,20 @@ public final class Classifier: @unchecked Sendable {
     Head.softmax(probabilities, batch: batch, classes: config.classes)
   }
 
+  /// Each three-tap layer made by `make` from its weight and shape (nil for other kernels).
+  private static func threeTap<Layer>(
+    _ config: NetworkConfig, _ layout: ParameterLayout, _ base: UnsafePointer<Float>,
+    _ make: (UnsafePointer<Float>, _ cin: Int, _ cout: Int, _ d: Int, _ frames: Int) -> Layer?
+  ) -> [Layer?] {
+    config.convolutions.enumerated().map { index, layer in
+      guard layer.kernel == 3 else { return nil }
+      return make(
+        base + layout.convolutions[index].weight.lowerBound, config.inputChannels(of: index),
+        layer.channels, layer.dilation,
+        index == 0 ? config.window : config.outputFrames(of: index - 1))
+    }
+  }
+
   /// Layer `index` on a batch: ReLU(conv(input) + bias) into `output`, by `strategy` (or the
   /// nearest one this layer and CPU allow). Returns the output batch: compact (window stride
   /// T_out), except shifted GEMM, which keeps the input's stride.
@@ -203,6 +218,10 @@ public final class Classifier: @unchecked Sendable {
         input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
         scratch: scratch, output: result,
         packed: strategy == .winogradPacked ? packedLayers![index] : nil)
+    case .winograd4Packed:
+      winograd4Layers[index]!.forward(
+        input: input, bias: convolutionBias(index), scratch: scratch, output: result,
+        packed: packedLayers![index])
     case .shiftedGEMM:
       TemporalConvolution.forwardShifted(
         input: input, weight: convolutionWeight(index), bias: convolutionBias(index),
@@ -226,6 +245,8 @@ public final class Classifier: @unchecked Sendable {
     case .packed where packedLayers == nil: .shiftedGEMM
     case .winogradPacked where winogradLayers[index] == nil: usable(.packed, layer: index)
     case .winogradPacked where packedLayers == nil: .winograd
+    case .winograd4Packed where winograd4Layers[index] == nil || packedLayers == nil:
+      usable(.winogradPacked, layer: index)
     default: strategy
     }
   }
@@ -319,7 +340,8 @@ public final class Workspace {
       columnSize = max(
         columnSize,
         capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index),
-        classifier.winogradLayers[index]?.scratchSize(batch: capacity) ?? 0)
+        classifier.winogradLayers[index]?.scratchSize(batch: capacity) ?? 0,
+        classifier.winograd4Layers[index]?.scratchSize(batch: capacity) ?? 0)
     }
     activations = sizes.map { size in
       let buffer = UnsafeMutablePointer<Float>.allocate(capacity: size)

@@ -176,7 +176,7 @@ public enum Planner {
   /// build and the network's shape (its weights' values do not change the timing).
   static func cacheKey(for config: NetworkConfig) -> String {
     let layers = config.convolutions.map { "\($0.kernel)/\($0.dilation)/\($0.channels)" }
-    return "v1|\(cpuName)|\(InstructionSet.available)|\(BLAS.configuration)|"
+    return "v2|\(cpuName)|\(InstructionSet.available)|\(BLAS.configuration)|"
       + "T\(config.window)F\(config.inputFeatures)K\(config.classes)|"
       + layers.joined(separator: ",")
   }

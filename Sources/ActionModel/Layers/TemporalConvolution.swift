@@ -35,6 +35,10 @@ public enum ConvolutionStrategy: String, CaseIterable, Sendable {
   /// two thirds of the packed kernel's work, plus the transforms (three-tap layers with the
   /// kernels; else `winograd` or `packed`).
   case winogradPacked = "winograd-packed"
+  /// Winograd F(4, 3) on Spotter's own kernels (`Winograd4Layer`): half the packed kernel's
+  /// GEMM work, for heavier transforms and the frames left over at each residue's end
+  /// (three-tap layers with the kernels; else as `winogradPacked`).
+  case winograd4Packed = "winograd4-packed"
 }
 
 /// Temporal convolution with dilation and no padding, bias and ReLU (batch norm folded in).

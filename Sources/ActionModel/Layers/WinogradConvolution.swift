@@ -19,17 +19,12 @@ struct WinogradLayer: Sendable {
   let outputChannels: Int
   let dilation: Int
   let outputFrames: Int
-  /// First output frame of each tile (the tile also gives frame + d).
-  let tileStarts: [Int]
-  /// Output frames computed directly.
-  let singles: [Int]
+  /// Which output frames come in tiles (t and t + d) and which directly.
+  let tiling: WinogradTiling
   /// The four transformed filters, each (C_in, C_out), one after another.
   let transformed: [Float]
   /// The same, packed for `PackedGEMM` (nil on CPUs without Spotter's kernels).
   let packedFilters: [PackedWeights]?
-  /// The frames computed directly, as runs of consecutive frames (start, count): with packed
-  /// kernels each run is one call that reads the input in place.
-  let singleRuns: [(start: Int, count: Int)]
 
   /// Shapes: weight (3, C_in, C_out).
   init(
@@ -40,21 +35,7 @@ struct WinogradLayer: Sendable {
     self.outputChannels = outputChannels
     self.dilation = dilation
     outputFrames = inputFrames - 2 * dilation
-    var used = [Bool](repeating: false, count: outputFrames)
-    var starts: [Int] = []
-    var singles: [Int] = []
-    for t in 0..<outputFrames where !used[t] {
-      if t + dilation < outputFrames && !used[t + dilation] {
-        starts.append(t)
-        used[t] = true
-        used[t + dilation] = true
-      } else {
-        singles.append(t)
-        used[t] = true
-      }
-    }
-    tileStarts = starts
-    self.singles = singles
+    tiling = WinogradTiling(outputFrames: outputFrames, dilation: dilation, width: 2)
     let size = inputChannels * outputChannels
     var transformed = [Float](repeating: 0, count: 4 * size)
     for index in 0..<size {
@@ -67,29 +48,13 @@ struct WinogradLayer: Sendable {
     self.transformed = transformed
     packedFilters =
       InstructionSet.available == .none
-      ? nil
-      : (0..<4).map { product in
-        transformed.withUnsafeBufferPointer {
-          PackedWeights(
-            $0.baseAddress! + product * size, bias: nil, taps: 1, rows: inputChannels,
-            columns: outputChannels)
-        }
-      }
-    var runs: [(start: Int, count: Int)] = []
-    for t in singles {
-      if let last = runs.last, last.start + last.count == t {
-        runs[runs.count - 1].count += 1
-      } else {
-        runs.append((t, 1))
-      }
-    }
-    singleRuns = runs
+      ? nil : WinogradTiling.pack(transformed, rows: inputChannels, columns: outputChannels)
   }
 
   /// Floats of scratch this layer needs for `batch` windows.
   func scratchSize(batch: Int) -> Int {
-    let tiles = batch * tileStarts.count
-    let rows = batch * singles.count
+    let tiles = batch * tiling.tileStarts.count
+    let rows = batch * tiling.singles.count
     return 4 * tiles * (inputChannels + outputChannels) + rows
       * (3 * inputChannels + outputChannels)
   }
@@ -108,13 +73,13 @@ struct WinogradLayer: Sendable {
     let cin = inputChannels
     let cout = outputChannels
     let d = dilation
-    let tilesPerWindow = tileStarts.count
+    let tilesPerWindow = tiling.tileStarts.count
     let tiles = input.batch * tilesPerWindow
     let transformedInputs = scratch  // 4 × (tiles, C_in)
     let products = scratch + 4 * tiles * cin  // 4 × (tiles, C_out)
     // Input transform: U1 = d0 − d2, U2 = d1 + d2, U3 = d2 − d1, U4 = d1 − d3.
     for window in 0..<input.batch {
-      for (index, start) in tileStarts.enumerated() {
+      for (index, start) in tiling.tileStarts.enumerated() {
         let tile = window * tilesPerWindow + index
         let d0 = input.base + (window * input.windowStride + start) * cin
         let (d1, d2, d3) = (d0 + d * cin, d0 + 2 * d * cin, d0 + 3 * d * cin)
@@ -155,7 +120,7 @@ struct WinogradLayer: Sendable {
     }
     // Output transform, bias and ReLU: y[t] = m1 + m2 + m3, y[t + d] = m2 − m3 − m4.
     for window in 0..<input.batch {
-      for (index, start) in tileStarts.enumerated() {
+      for (index, start) in tiling.tileStarts.enumerated() {
         let tile = window * tilesPerWindow + index
         let m1 = products + tile * cout
         let first = output.base + (window * output.windowStride + start) * cout
@@ -177,7 +142,7 @@ struct WinogradLayer: Sendable {
     }
     if let packed {
       for window in 0..<input.batch {
-        for run in singleRuns {
+        for run in tiling.singleRuns {
           PackedGEMM.convolve(
             rows: run.count, input: input.base + (window * input.windowStride + run.start) * cin,
             inputRowStride: cin, tapStride: d * cin, weights: packed, relu: true,
@@ -197,7 +162,7 @@ struct WinogradLayer: Sendable {
     input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     scratch: UnsafeMutablePointer<Float>, output: SequenceBatch
   ) {
-    let rows = input.batch * singles.count
+    let rows = input.batch * tiling.singles.count
     guard rows > 0 else { return }
     let cin = inputChannels
     let cout = outputChannels
@@ -205,8 +170,8 @@ struct WinogradLayer: Sendable {
     let columns = scratch
     let results = scratch + rows * width
     for window in 0..<input.batch {
-      for (index, t) in singles.enumerated() {
-        let row = columns + (window * singles.count + index) * width
+      for (index, t) in tiling.singles.enumerated() {
+        let row = columns + (window * tiling.singles.count + index) * width
         for tap in 0..<3 {
           (row + tap * cin).update(
             from: input.base + (window * input.windowStride + t + tap * dilation) * cin, count: cin)
@@ -218,10 +183,59 @@ struct WinogradLayer: Sendable {
       MatrixView(weight, rows: width, columns: cout),
       into: MutableMatrixView(results, rows: rows, columns: cout))
     for window in 0..<input.batch {
-      for (index, t) in singles.enumerated() {
-        let source = results + (window * singles.count + index) * cout
+      for (index, t) in tiling.singles.enumerated() {
+        let source = results + (window * tiling.singles.count + index) * cout
         let target = output.base + (window * output.windowStride + t) * cout
         for c in 0..<cout { target[c] = max(source[c] + bias[c], 0) }
+      }
+    }
+  }
+}
+
+/// Which output frames a Winograd layer computes in tiles of `width` frames d apart (t, t + d,
+/// …) and which directly: along each residue mod d, whole tiles in order, the few frames left at
+/// its end directly (at most width − 1 a residue).
+struct WinogradTiling: Sendable {
+  /// First output frame of each tile.
+  let tileStarts: [Int]
+  /// The frames computed directly, in order, and as runs of consecutive frames (start, count):
+  /// with packed kernels each run is one call that reads the input in place.
+  let singles: [Int]
+  let singleRuns: [(start: Int, count: Int)]
+
+  init(outputFrames: Int, dilation: Int, width: Int) {
+    var used = [Bool](repeating: false, count: outputFrames)
+    var starts: [Int] = []
+    var singles: [Int] = []
+    var runs: [(start: Int, count: Int)] = []
+    for t in 0..<outputFrames where !used[t] {
+      let tile = (0..<width).map { t + $0 * dilation }
+      if tile.last! < outputFrames && !tile.contains(where: { used[$0] }) {
+        starts.append(t)
+        for frame in tile { used[frame] = true }
+        continue
+      }
+      used[t] = true
+      singles.append(t)
+      if let last = runs.last, last.start + last.count == t {
+        runs[runs.count - 1].count += 1
+      } else {
+        runs.append((t, 1))
+      }
+    }
+    tileStarts = starts
+    self.singles = singles
+    singleRuns = runs
+  }
+
+  /// Transformed filters, (C_in, C_out) each one after another, packed one by one for
+  /// `PackedGEMM`.
+  static func pack(_ filters: [Float], rows: Int, columns: Int) -> [PackedWeights] {
+    let size = rows * columns
+    return (0..<(filters.count / size)).map { product in
+      filters.withUnsafeBufferPointer {
+        PackedWeights(
+          $0.baseAddress! + product * size, bias: nil, taps: 1, rows: rows, columns: columns)
       }
     }
   }
