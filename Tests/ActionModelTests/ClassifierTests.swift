@@ -253,40 +253,19 @@ import Testing
 }
 
 @Suite struct WinogradPlanTests {
-  @Test(arguments: [(60, 1), (58, 2), (54, 4), (46, 8), (12, 5), (5, 2)])
-  func everyOutputFrameIsComputedExactlyOnce(inputFrames: Int, dilation: Int) {
-    let weight = [Float](repeating: 1, count: 3 * 2 * 2)
-    let layer = weight.withUnsafeBufferPointer {
-      WinogradLayer(
-        weight: $0.baseAddress!, inputChannels: 2, outputChannels: 2, dilation: dilation,
-        inputFrames: inputFrames)
+  /// Tiles of `width` frames d apart, and along each residue mod d the frames left past whole
+  /// tiles (fewer than `width`, at its end) computed directly: each frame once.
+  @Test(arguments: [2, 4], [(58, 1), (56, 2), (50, 4), (30, 8), (8, 5), (1, 2), (7, 1), (0, 3)])
+  func everyOutputFrameIsComputedExactlyOnce(width: Int, shape: (frames: Int, dilation: Int)) {
+    let (frames, d) = shape
+    let tiling = WinogradTiling(outputFrames: frames, dilation: d, width: width)
+    let tiled = tiling.tileStarts.flatMap { start in (0..<width).map { start + $0 * d } }
+    #expect((tiled + tiling.singles).sorted() == Array(0..<frames))
+    #expect(tiling.singleRuns.flatMap { $0.start..<($0.start + $0.count) } == tiling.singles)
+    for residue in 0..<min(d, frames) {
+      let members = Array(stride(from: residue, to: frames, by: d))
+      let left = members.count % width
+      #expect(tiling.singles.filter { $0 % d == residue } == Array(members.suffix(left)))
     }
-    let covered = layer.tiling.tileStarts.flatMap { [$0, $0 + dilation] } + layer.tiling.singles
-    #expect(covered.sorted() == Array(0..<(inputFrames - 2 * dilation)))
-    #expect(layer.tiling.singles.count <= layer.outputFrames / 2 + 1)
-  }
-
-  /// F(4, 3): tiles of four frames d apart, and each frame left over computed directly, once.
-  @Test(arguments: [(60, 1), (58, 2), (54, 4), (46, 8), (12, 5), (5, 2), (9, 1)])
-  func everyOutputFrameOfTheWiderTilesIsComputedExactlyOnce(inputFrames: Int, dilation: Int)
-    throws
-  {
-    let weight = [Float](repeating: 1, count: 3 * 2 * 2)
-    let made = weight.withUnsafeBufferPointer {
-      Winograd4Layer(
-        weight: $0.baseAddress!, inputChannels: 2, outputChannels: 2, dilation: dilation,
-        inputFrames: inputFrames)
-    }
-    guard InstructionSet.available != .none else {
-      #expect(made == nil)
-      return
-    }
-    let layer = try #require(made)
-    let tiled = layer.tiling.tileStarts.flatMap { start in (0..<4).map { start + $0 * dilation } }
-    let direct = layer.tiling.singles
-    #expect(layer.tiling.singleRuns.flatMap { $0.start..<($0.start + $0.count) } == direct)
-    #expect((tiled + direct).sorted() == Array(0..<(inputFrames - 2 * dilation)))
-    // Within each residue mod d, at most three frames are left past the whole tiles.
-    #expect(direct.count <= 3 * dilation)
   }
 }

@@ -53,8 +53,8 @@ struct Winograd4Layer: Sendable {
     6 * batch * tiling.tileStarts.count * (inputChannels + outputChannels)
   }
 
-  /// out (B, T_out, C_out) = ReLU(conv(input) + bias); the output keeps the input's window
-  /// stride. `packed`: the layer's direct weights and bias, for the frames without a tile.
+  /// out (B, T_out, C_out) = ReLU(conv(input) + bias), at the output batch's window stride.
+  /// `packed`: the layer's direct weights and bias, for the frames without a tile.
   ///
   /// Shapes: input (B, T_in, C_in) at stride S; bias (C_out); scratch ≥ `scratchSize(batch:)`.
   func forward(
@@ -89,13 +89,7 @@ struct Winograd4Layer: Sendable {
           bias: bias, channels: cout,
           into: output.base + (window * output.windowStride + start) * cout, step: d * cout)
       }
-      for run in tiling.singleRuns {
-        PackedGEMM.convolve(
-          rows: run.count, input: input.base + (window * input.windowStride + run.start) * cin,
-          inputRowStride: cin, tapStride: d * cin, weights: packed, relu: true,
-          into: output.base + (window * output.windowStride + run.start) * cout,
-          outputRowStride: cout)
-      }
     }
+    tiling.convolveSingles(input: input, output: output, weights: packed, dilation: d)
   }
 }

@@ -59,7 +59,7 @@ struct WinogradLayer: Sendable {
       * (3 * inputChannels + outputChannels)
   }
 
-  /// out (B, T_out, C_out) = ReLU(conv(input) + bias); the output keeps the input's window stride.
+  /// out (B, T_out, C_out) = ReLU(conv(input) + bias), at the output batch's window stride.
   ///
   /// With `packed` (the layer's direct weights and bias, packed), the four products and the
   /// direct frames run on Spotter's own kernels, else on OpenBLAS.
@@ -141,15 +141,7 @@ struct WinogradLayer: Sendable {
       }
     }
     if let packed {
-      for window in 0..<input.batch {
-        for run in tiling.singleRuns {
-          PackedGEMM.convolve(
-            rows: run.count, input: input.base + (window * input.windowStride + run.start) * cin,
-            inputRowStride: cin, tapStride: d * cin, weights: packed, relu: true,
-            into: output.base + (window * output.windowStride + run.start) * cout,
-            outputRowStride: cout)
-        }
-      }
+      tiling.convolveSingles(input: input, output: output, weights: packed, dilation: d)
       return
     }
     directFrames(
@@ -226,6 +218,23 @@ struct WinogradTiling: Sendable {
     tileStarts = starts
     self.singles = singles
     singleRuns = runs
+  }
+
+  /// The frames without a tile, every window's, by the packed kernel from the layer's direct
+  /// weights and bias (`weights`): one call a run of consecutive frames, reading in place.
+  func convolveSingles(
+    input: SequenceBatch, output: SequenceBatch, weights: PackedWeights, dilation: Int
+  ) {
+    let (cin, cout) = (input.channels, output.channels)
+    for window in 0..<input.batch {
+      for run in singleRuns {
+        PackedGEMM.convolve(
+          rows: run.count, input: input.base + (window * input.windowStride + run.start) * cin,
+          inputRowStride: cin, tapStride: dilation * cin, weights: weights, relu: true,
+          into: output.base + (window * output.windowStride + run.start) * cout,
+          outputRowStride: cout)
+      }
+    }
   }
 
   /// Transformed filters, (C_in, C_out) each one after another, packed one by one for

@@ -292,6 +292,8 @@ public final class Session {
       let (time, pose) = history[age: age]
       guard time > countedUntil[label, default: -.infinity], time >= reach else { continue }
       counter.process(pose, t: time) { backfill.append($0) }
+      // A goal reached in the backfill ends the set before a live tick: these were counted.
+      activeCountedUntil = time
     }
     // The first confident window saw the set in its newer half, so the set began about half a
     // window before; or earlier, with the first rep backfill found.
