@@ -31,12 +31,12 @@ public final class Session {
   @exclusivity(unchecked) private var wasPresent: Bool?
   @exclusivity(unchecked) private var ticks = 0
   @exclusivity(unchecked) private var lastTime = 0.0
-  /// The exercise under way: its engine and when it began.
   /// `pipeline.takeovers` as last seen, and whether someone else has taken the stream over
   /// since the rep engines learned from the person they knew (read after each frame: events
   /// come from inside the pipeline's push).
   @exclusivity(unchecked) private var takeoversSeen = 0
   @exclusivity(unchecked) private var enginesKnowAnotherPerson = false
+  /// The exercise under way: its engine and when it began.
   @exclusivity(unchecked) private var counter: RepCounter?
   @exclusivity(unchecked) private var activeLabel: String?
   @exclusivity(unchecked) private var activeSince = 0.0
@@ -277,7 +277,7 @@ public final class Session {
     // else took the stream over, no engine knows the person followed now.
     if enginesKnowAnotherPerson {
       enginesKnowAnotherPerson = false
-      for engine in counters.values { engine.reset() }
+      for known in counters.values { known.reset() }
     }
     counter.startSet()
     self.counter = counter
