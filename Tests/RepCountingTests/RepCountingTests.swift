@@ -422,6 +422,22 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     return try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
   }
 
+  /// One rise of the left wrist over the left hip by `height` body sizes into `engine`: a
+  /// second up and down at 30 fps, then `rest` frames still, from `t` on (advanced past it).
+  static func rise(
+    _ height: Float, rest: Int = 15, into engine: any RepEngine, at t: inout Double,
+    _ emit: (RepEvent) -> Void
+  ) {
+    for frame in 0..<(30 + rest) {
+      let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
+      var pose = Pose()
+      pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+      pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
+      engine.process(pose, t: t, bodySize: 100, emit: emit)
+      t += 1.0 / 30
+    }
+  }
+
   /// A pose whose left hip–neck orientation is `degrees` clockwise from up.
   static func tilted(_ degrees: Double) -> Pose {
     var pose = Pose()
@@ -538,14 +554,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     var events: [RepEvent] = []
     var t = 0.0
     func rise(_ height: Float, rest: Int = 15) {
-      for frame in 0..<(30 + rest) {
-        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
-        var pose = Pose()
-        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
-        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
-        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
-        t += 1.0 / 30
-      }
+      Self.rise(height, rest: rest, into: engine, at: &t) { events.append($0) }
     }
     for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.38, 0.17] { rise(height) }
     rise(0, rest: 150)  // five seconds still: the set is over
@@ -564,14 +573,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     events.removeAll()
     t = 0
     for height: Float in [0.2, 0.8, 0.8, 0.8, 0.8, 0.38, 0.17] {
-      for frame in 0..<45 {
-        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
-        var pose = Pose()
-        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
-        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
-        strictEngine.process(pose, t: t, bodySize: 100) { events.append($0) }
-        t += 1.0 / 30
-      }
+      Self.rise(height, into: strictEngine, at: &t) { events.append($0) }
     }
     #expect(strictEngine.count == 4)
     let strictRefused = events.compactMap {
@@ -591,16 +593,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
       let engine = ExerciseCatalogue.makeEngine(definition)
       var events: [RepEvent] = []
       var t = 0.0
-      func rise(_ height: Float) {
-        for frame in 0..<45 {
-          let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
-          var pose = Pose()
-          pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
-          pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
-          engine.process(pose, t: t, bodySize: 100) { events.append($0) }
-          t += 1.0 / 30
-        }
-      }
+      func rise(_ height: Float) { Self.rise(height, into: engine, at: &t) { events.append($0) } }
       for _ in 0..<4 { rise(0.8) }
       #expect(engine.count == 4)
       t += 3  // a pause, then the classifier hands the next set over
@@ -676,15 +669,8 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     var events: [RepEvent] = []
     var t = 0.0
     // Rises of one second with half a second's rest, in body sizes: small, full, small.
-    for rise: Float in [0.2, 0.2, 0.4, 0.4, 0.4, 0.2, 0.2] {
-      for frame in 0..<45 {
-        let phase = frame < 30 ? (1 - cos(Float(frame) / 30 * 2 * .pi)) / 2 : 0
-        var pose = Pose()
-        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
-        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * rise * phase, confidence: 1)
-        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
-        t += 1.0 / 30
-      }
+    for height: Float in [0.2, 0.2, 0.4, 0.4, 0.4, 0.2, 0.2] {
+      Self.rise(height, into: engine, at: &t) { events.append($0) }
     }
     #expect(engine.count == 5)
     let partial = events.filter {
