@@ -438,6 +438,55 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     }
   }
 
+  /// The stream ends on the last rise, after four full ones (`count_fraction` 0.3: a rise of
+  /// 0.3 is a rep under way): stopped at the top of a full rise, the rep was cut short and
+  /// counts; stopped at the top of a shallower one, or held there for longer than a rep takes
+  /// (sitting down after the set), it is refused as interrupted at the end.
+  @Test func aRepCutShortByTheEndCountsOnlyWhenWholeAndRecent() throws {
+    let json = #"""
+      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
+       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
+       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15,
+                      "count_fraction": 0.3}}
+      """#
+    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    func lastRise(_ height: Float, heldFor held: Int) -> [RepEvent] {
+      let engine = ExerciseCatalogue.makeEngine(definition)
+      var events: [RepEvent] = []
+      var t = 0.0
+      for _ in 0..<4 { Self.rise(0.8, into: engine, at: &t) { events.append($0) } }
+      events.removeAll()
+      for frame in 0...(15 + held) {
+        let phase = (1 - cos(Float(min(frame, 15)) / 30 * 2 * .pi)) / 2
+        var pose = Pose()
+        pose[.leftHip] = Joint(x: 300, y: 300, confidence: 1)
+        pose[.leftWrist] = Joint(x: 320, y: 250 - 100 * height * phase, confidence: 1)
+        engine.process(pose, t: t, bodySize: 100) { events.append($0) }
+        t += 1.0 / 30
+      }
+      engine.interrupt(at: t - 1.0 / 30, because: .end) { events.append($0) }
+      return events
+    }
+    let reps = { (events: [RepEvent]) in events.count { if case .rep = $0 { true } else { false } }
+    }
+    let refusedAtEnd = { (events: [RepEvent]) in
+      events.count {
+        if case .rejected(let r) = $0 {
+          r.reason == .interrupted && r.detail == "end"
+        } else {
+          false
+        }
+      }
+    }
+    let whole = lastRise(0.8, heldFor: 0)
+    #expect(reps(whole) == 1 && refusedAtEnd(whole) == 0, "\(whole)")
+    let shallow = lastRise(0.3, heldFor: 0)
+    #expect(reps(shallow) == 0 && refusedAtEnd(shallow) == 1, "\(shallow)")
+    let held = lastRise(0.8, heldFor: 60)
+    #expect(reps(held) == 0 && refusedAtEnd(held) == 1, "\(held)")
+  }
+
   /// A pose whose left hip–neck orientation is `degrees` clockwise from up.
   static func tilted(_ degrees: Double) -> Pose {
     var pose = Pose()
@@ -1102,13 +1151,15 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
     #expect(cut.reps.last!.angles != nil)
   }
 
-  /// Ending at the bottom of the last rep: it is not a rep, and it is not dropped silently.
-  @Test func aRepStillGoingDownWhenTheStreamEndsIsRefused() throws {
+  /// Ending at the bottom of the last rep, as deep as the others: the recording cut the rep
+  /// short, and it counts, as a person counting the video would (what is refused at the end:
+  /// `EngineMechanicsTests.aRepCutShortByTheEndCountsOnlyWhenWholeAndRecent`).
+  @Test func aRepCutShortAtItsBottomCounts() throws {
     let last = try #require(RepFixtures.count(Self.squat, in: Self.take).reps.last)
-    let cut = RepFixtures.count(Self.squat, in: Self.take, to: last.start + last.timeDown)
-    #expect(cut.count == 5)
-    let refusal = try #require(cut.rejections.last)
-    #expect(refusal.reason == .interrupted && refusal.detail == "end", "\(cut.rejections)")
+    let bottom = last.start + last.timeDown
+    let cut = RepFixtures.count(Self.squat, in: Self.take, to: bottom)
+    #expect(cut.count == 6 && cut.rejections.isEmpty, "\(cut.rejections)")
+    #expect(cut.reps.last!.end <= bottom + 1e-6)
   }
 }
 

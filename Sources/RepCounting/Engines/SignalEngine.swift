@@ -178,6 +178,8 @@ final class SignalEngine: RepEngine {
       // caught up with it yet.
       smoothed = value
       finishRep(at: lastTime, emit: emit)
+    } else if reason == .end, atBottom, let lastTime, wasCutShort(at: lastTime) {
+      finishRep(at: lastTime, cutShort: true, emit: emit)
     } else if atBottom, let smoothed {
       emit(
         .rejected(
@@ -455,12 +457,29 @@ final class SignalEngine: RepEngine {
     dipStart = t
   }
 
-  private func finishRep(at t: Double, emit: (RepEvent) -> Void) {
+  /// Whether the rep under way when the stream ends at `t` is one the recording cut short: in
+  /// a set, as deep as a full rep already, and begun less than a rep's median duration ago (so
+  /// not someone sitting down after the set). Real recordings often stop at the bottom of the
+  /// last rep, and people count it; on the Countix tune half 7 of 15 reps refused at the end
+  /// made their video one short.
+  private func wasCutShort(at t: Double) -> Bool {
+    guard inSet(at: peakTime), peak - trough >= fullDrop(at: t),
+      let duration = median(at: t, side: nil, fullOnly: false, of: .duration)
+    else { return false }
+    return t - peakTime <= duration
+  }
+
+  /// Ends the rep under way at `t`: counts it, or refuses it as too slow or too fast. A rep
+  /// `cutShort` by the end of the stream is not timed.
+  private func finishRep(at t: Double, cutShort: Bool = false, emit: (RepEvent) -> Void) {
     atBottom = false
     let start = peakTime
     let duration = t - start
     let range = peak - trough
     defer { startTop(smoothed!, t) }
+    if cutShort {
+      return count(rep(from: start, to: t, range: range), trough: trough, emit: emit)
+    }
     // Longer than any rep: a drift (walking up to the camera), not a movement.
     guard duration <= maxRepSeconds else {
       emit(.rejected(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range)))
@@ -478,16 +497,20 @@ final class SignalEngine: RepEngine {
             cue: definition.tooFastCue)))
       return
     }
+    count(rep(from: start, to: t, range: range), trough: trough, emit: emit)
+  }
+
+  /// The rep from `start` to `t`: its timing, side, form cue, and whether it was partial.
+  private func rep(from start: Double, to t: Double, range: Double) -> Rep {
     let formCue = rules.cue(
-      duration: duration, start: peak * sign, extreme: trough * sign, range: range)
+      duration: t - start, start: peak * sign, extreme: trough * sign, range: range)
     var rep = Rep(
       count: 0, start: start, end: t, rangeOfMotion: range, timeDown: troughTime - start,
       timeUp: t - troughTime, side: troughSide.map { $0 == .left ? "left" : "right" },
       cue: formCue)
-    let isPartial = isShallow(range, at: t)
-    rep.partial = isPartial
-    if isPartial { rep.cue = partial?.cue ?? formCue }
-    count(rep, trough: trough, emit: emit)
+    rep.partial = isShallow(range, at: t)
+    if rep.partial { rep.cue = partial?.cue ?? formCue }
+    return rep
   }
 
   /// Counts a rep: its number, when it ended, what to learn from it once its way back up is
