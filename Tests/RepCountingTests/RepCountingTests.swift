@@ -411,12 +411,13 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
 @Suite struct EngineMechanicsTests {
   /// A front raise read as the wrist's height over the hip, in body sizes, with the shallow-rep
   /// rule: what the counting-policy tests draw their rises for.
-  static func raise() throws -> ExerciseDefinition {
+  /// `thresholds`: more threshold keys, as JSON members after a comma.
+  static func raise(thresholds more: String = "") throws -> ExerciseDefinition {
     let json = #"""
       {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
        "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
        "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
-       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15},
+       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15\#(more)},
        "partial": {"min_range": 0.1, "cue": "higher"}}
       """#
     return try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
@@ -443,14 +444,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
   /// counts; stopped at the top of a shallower one, or held there for longer than a rep takes
   /// (sitting down after the set), it is refused as interrupted at the end.
   @Test func aRepCutShortByTheEndCountsOnlyWhenWholeAndRecent() throws {
-    let json = #"""
-      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
-       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
-       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
-       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15,
-                      "count_fraction": 0.3}}
-      """#
-    let definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    let definition = try Self.raise(thresholds: #", "count_fraction": 0.3"#)
     func lastRise(_ height: Float, heldFor held: Int) -> [RepEvent] {
       let engine = ExerciseCatalogue.makeEngine(definition)
       var events: [RepEvent] = []
@@ -704,15 +698,7 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
   /// The floor drops to `min_range_learned` once the person's own reps are known (strict: the
   /// same small movement is a partial rep before them and a rep after).
   @Test func theFloorDropsOnceTheRepsAreKnown() throws {
-    let json = #"""
-      {"name": "raise", "label": "front_raise", "engine": "signal", "min_confidence": 0.3,
-       "signal": {"kind": "vertical_offset", "from": "left_hip", "to": "left_wrist"},
-       "smoothing": 1, "direction": "up", "min_rep_seconds": 0.2,
-       "thresholds": {"mode": "adaptive", "min_range": 0.3, "min_range_learned": 0.15,
-                      "fraction": 0.3},
-       "partial": {"min_range": 0.1, "cue": "higher"}}
-      """#
-    var definition = try ExerciseDefinition.decode(Data(json.utf8), file: "raise.json")
+    var definition = try Self.raise(thresholds: #", "fraction": 0.3"#)
     definition.strict = true
     let engine = ExerciseCatalogue.makeEngine(definition)
     var events: [RepEvent] = []
