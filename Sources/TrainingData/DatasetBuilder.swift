@@ -9,13 +9,46 @@ public enum DatasetBuilder {
   /// Windows from `count` synthetic workouts (each a new person, camera, detector, frame rate
   /// and layout), a window every `stride` frames, labelled by the segment their last frame is
   /// in. Windows mostly in another segment are left out: the runtime's smoother, not the
-  /// network, is meant to decide those moments.
+  /// network, is meant to decide those moments. Workouts are drawn on every core, four per
+  /// one of `workers` at a time, and added in order: each draws from its own generator, so the
+  /// set is the same for any number of workers.
   public static func synthetic(
-    count: Int, seed: UInt64, labels: [String], stride: Int = 12, progress: ((Int) -> Void)? = nil
+    count: Int, seed: UInt64, labels: [String], stride: Int = 12,
+    workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    progress: ((Int) -> Void)? = nil
   ) -> TrainingSet {
     var set = TrainingSet()
-    var generator = SeededGenerator(seed: seed)
-    for index in 0..<count {
+    let generator = SeededGenerator(seed: seed)
+    let round = 4 * max(1, workers)
+    let drawn = UnsafeMutableBufferPointer<SyntheticWorkout?>.allocate(capacity: round)
+    drawn.initialize(repeating: nil)
+    defer { drawn.deallocate() }
+    var start = 0
+    while start < count {
+      let end = min(start + round, count)
+      nonisolated(unsafe) let slots = drawn
+      let first = start
+      DispatchQueue.concurrentPerform(iterations: end - start) { offset in
+        slots[offset] = SyntheticWorkout(index: first + offset, from: generator)
+      }
+      for index in start..<end {
+        add(drawn[index - start]!, labels: labels, stride: stride, group: index, to: &set)
+        drawn[index - start] = nil
+        progress?(index + 1)
+      }
+      start = end
+    }
+    return set
+  }
+
+  /// One synthetic workout, drawn from `generator.derived(index)` alone, through the runtime's
+  /// front end: its ticks' times and features, and its segments' labels.
+  struct SyntheticWorkout {
+    let times: [Double]
+    let features: [Float]
+    let segments: [Recording.Segment]
+
+    init(index: Int, from generator: SeededGenerator) {
       var recordingGenerator = generator.derived(UInt64(index))
       let plan = WorkoutPlan.random(
         sets: 3 + Int(recordingGenerator.next() % 3), generator: &recordingGenerator)
@@ -39,11 +72,11 @@ public enum DatasetBuilder {
       }
       // Frames normalised to their own box (a pipeline quirk the runtime corrects).
       variation.boxNormalised = recordingGenerator.unit() < 0.15
-      add(recording, variation: variation, labels: labels, stride: stride, group: index, to: &set)
-      progress?(index + 1)
+      let ticks = DatasetBuilder.ticks(recording, variation: variation)
+      times = ticks.map(\.t)
+      features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
+      segments = recording.segments
     }
-    _ = generator.next()
-    return set
   }
 
   /// How a recording's poses are changed before training, to look like other pipelines'.
@@ -95,26 +128,24 @@ public enum DatasetBuilder {
   }
 
   static func add(
-    _ recording: Recording, variation: Variation, labels: [String], stride: Int, group: Int,
+    _ workout: SyntheticWorkout, labels: [String], stride: Int, group: Int,
     to set: inout TrainingSet
   ) {
-    let ticks = ticks(recording, variation: variation)
-    guard !ticks.isEmpty else { return }
-    let recordingHandle = set.addRecording(
-      TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec()))
+    let times = workout.times
+    guard !times.isEmpty else { return }
+    let recordingHandle = set.addRecording(workout.features)
     let frames = set.window
     func segment(at t: Double) -> Recording.Segment? {
-      recording.segments.first { t >= $0.start && t < $0.end }
+      workout.segments.first { t >= $0.start && t < $0.end }
     }
     var end = group % stride  // each recording starts its windows at another phase
-    while end < ticks.count {
+    while end < times.count {
       defer { end += stride }
-      guard let current = segment(at: ticks[end].t),
+      guard let current = segment(at: times[end]),
         let label = labels.firstIndex(of: current.label)
       else { continue }
-      let startTime = ticks[max(0, end - frames + 1)].t
-      let inside =
-        (ticks[end].t - max(startTime, current.start)) / max(ticks[end].t - startTime, 1e-9)
+      let startTime = times[max(0, end - frames + 1)]
+      let inside = (times[end] - max(startTime, current.start)) / max(times[end] - startTime, 1e-9)
       if inside < 0.4 && end >= frames { continue }
       set.addWindow(
         of: recordingHandle, endingAt: end, label: label, group: group, recorded: false)
