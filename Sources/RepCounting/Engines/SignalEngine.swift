@@ -31,7 +31,7 @@ import Poses
 /// `min_rep_seconds` or than 0.4 of the person's recent reps as `too_fast`, a bottom held past
 /// `max_rep_seconds` as `too_slow`, and a rep under way when the counter interrupts the engine
 /// as `interrupted`; but one that the end of the stream finds on its way back up (both of the
-/// last two reads back) counts.
+/// last two reads back) counts, and so does one it cut short (`wasCutShort`).
 ///
 /// No rep and no refusal is smaller than the noise floor: `noise_multiple` times the
 /// jitter measured in the signal itself, capped at `min_range`, so less of a noisier
@@ -458,19 +458,21 @@ final class SignalEngine: RepEngine {
   }
 
   /// Whether the rep under way when the stream ends at `t` is one the recording cut short: in
-  /// a set, as deep as a full rep already, and begun less than a rep's median duration ago (so
-  /// not someone sitting down after the set). Real recordings often stop at the bottom of the
-  /// last rep, and people count it; on the Countix tune half 7 of 15 reps refused at the end
-  /// made their video one short.
+  /// a set, already as deep as a full rep (not partial), and begun less than a rep's median
+  /// duration ago (so not someone sitting down after the set). Real recordings often stop at
+  /// the bottom of the last rep, and people count it. Strict counting, which wants the way
+  /// back seen, does not.
   private func wasCutShort(at t: Double) -> Bool {
-    guard inSet(at: peakTime), peak - trough >= fullDrop(at: t),
+    guard !strict, inSet(at: peakTime), peak - trough >= fullDrop(at: t),
+      !isShallow(peak - trough, at: t),
       let duration = median(at: t, side: nil, fullOnly: false, of: .duration)
     else { return false }
     return t - peakTime <= duration
   }
 
   /// Ends the rep under way at `t`: counts it, or refuses it as too slow or too fast. A rep
-  /// `cutShort` by the end of the stream is not timed.
+  /// `cutShort` by the end of the stream is neither timed nor given a form cue (its way back
+  /// up was never seen).
   private func finishRep(at t: Double, cutShort: Bool = false, emit: (RepEvent) -> Void) {
     atBottom = false
     let start = peakTime
@@ -478,7 +480,9 @@ final class SignalEngine: RepEngine {
     let range = peak - trough
     defer { startTop(smoothed!, t) }
     if cutShort {
-      return count(rep(from: start, to: t, range: range), trough: trough, emit: emit)
+      var cut = rep(from: start, to: t, range: range)
+      cut.cue = nil
+      return count(cut, trough: trough, emit: emit)
     }
     // Longer than any rep: a drift (walking up to the camera), not a movement.
     guard duration <= maxRepSeconds else {

@@ -215,7 +215,8 @@ enum CountCommand {
         try afterFrame()
       }
     }
-    // The stream ends the set of those whose goal did not: a rep on its way back up counts.
+    // The stream ends the set of those whose goal did not: a rep on its way back up, or cut
+    // short at a full rep's depth, counts.
     for entry in counters where entry.goalReached == nil {
       entry.counter.finish(at: last) { event in
         SpotterEvent.events(of: event, exercise: name, backfilled: false) {
