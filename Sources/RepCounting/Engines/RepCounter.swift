@@ -109,7 +109,7 @@ public final class RepCounter {
 
   /// The stream ended at `t`: a rep already on its way back up counts (the smoothing that
   /// steadies the signal lags it by a few frames; signal engines only), and so does one cut
-  /// short within a set at a full rep's depth, begun less than a rep's time ago; any other is
+  /// short within a set as deep as the person's reps, begun less than a rep's time ago; any other is
   /// refused as `interrupted` (detail `end`), or `gap` when nobody was seen in the last second.
   /// Frames after this start afresh.
   public func finish(at t: Double, emit: (RepEvent) -> Void) {

@@ -125,7 +125,7 @@ public enum Interruption: String, Sendable {
   /// The joints it is counted from have been out of sight for seconds.
   case outOfSight = "out_of_sight"
   /// The stream ended: for the signal engine, a rep already on its way back up counts, and so
-  /// does one the recording cut short at a full rep's depth; the staged engine, which needs
+  /// does one the recording cut short as deep as the person's reps; the staged engine, which needs
   /// its last stage seen, refuses a rep under way.
   case end
 

@@ -458,17 +458,22 @@ final class SignalEngine: RepEngine {
   }
 
   /// Whether the rep under way when the stream ends at `t` is one the recording cut short: in
-  /// a set, already as deep as a full rep (not partial), and begun less than a rep's median
-  /// duration ago (so not someone sitting down after the set). Real recordings often stop at
-  /// the bottom of the last rep, and people count it. Strict counting, which wants the way
-  /// back seen, does not.
+  /// a set, already as deep as the person's reps (`cutShortDepth` of their typical range, not
+  /// partial), and begun less than a rep's median duration ago (so not someone sitting down
+  /// after the set). Real recordings often stop at the bottom of the last rep, and people count
+  /// it. Strict counting, which wants the way back seen, does not.
   private func wasCutShort(at t: Double) -> Bool {
-    guard !strict, inSet(at: peakTime), peak - trough >= fullDrop(at: t),
-      !isShallow(peak - trough, at: t),
+    let drop = peak - trough
+    guard !strict, inSet(at: peakTime), drop >= fullDrop(at: t), !isShallow(drop, at: t),
+      let typical = typicalRange(at: t, fullOnly: false), drop >= Self.cutShortDepth * typical,
       let duration = median(at: t, side: nil, fullOnly: false, of: .duration)
     else { return false }
     return t - peakTime <= duration
   }
+
+  /// How much of the typical range a rep cut short by the end must already have moved: the
+  /// movements people make after a set (a bar put down, a dip on the way out) are shallower.
+  static let cutShortDepth = 0.75
 
   /// Ends the rep under way at `t`: counts it, or refuses it as too slow or too fast. A rep
   /// `cutShort` by the end of the stream is neither timed nor given a form cue (its way back

@@ -216,7 +216,7 @@ enum CountCommand {
       }
     }
     // The stream ends the set of those whose goal did not: a rep on its way back up, or cut
-    // short at a full rep's depth, counts.
+    // short as deep as the person's reps, counts.
     for entry in counters where entry.goalReached == nil {
       entry.counter.finish(at: last) { event in
         SpotterEvent.events(of: event, exercise: name, backfilled: false) {
