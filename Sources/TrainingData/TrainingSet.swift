@@ -51,8 +51,9 @@ public struct TrainingSet: TrainingWindows, Sendable {
   mutating func addRecording(_ features: [Float]) -> Int {
     precondition(features.count % self.features == 0)
     let start = frameCount
-    frames.reserveCapacity(frames.count + features.count)
-    for value in features { frames.append(Float16(value)) }
+    // Appending grows the store geometrically; reserving exactly what each recording needs
+    // copied every frame held so far for each of the 2,400 workouts.
+    frames.append(contentsOf: features.lazy.map(Float16.init))
     return start
   }
 
