@@ -51,8 +51,8 @@ public struct TrainingSet: TrainingWindows, Sendable {
   mutating func addRecording(_ features: [Float]) -> Int {
     precondition(features.count % self.features == 0)
     let start = frameCount
-    // Appending grows the store geometrically; reserving exactly what each recording needs
-    // copied every frame held so far for each of the 2,400 workouts.
+    // Appending grows the store geometrically: reserving exactly each recording's frames would
+    // copy every frame held so far, once per recording.
     frames.append(contentsOf: features.lazy.map(Float16.init))
     return start
   }
