@@ -35,9 +35,12 @@ import Testing
         weight: parameters.convolution(index).weight,
         bias: parameters.convolution(index).bias,
         kernel: layer.kernel, dilation: layer.dilation)
-      let frames = config.outputFrames(of: index)
+      // The window's own frames come after the lead frames' (dropped before pooling).
+      let (frames, lead) = (config.outputFrames(of: index), classifier.leadFrames)
       let fast = (0..<frames).map { t in
-        (0..<layer.channels).map { workspace.activations[index + 1][t * layer.channels + $0] }
+        (0..<layer.channels).map {
+          workspace.activations[index + 1][(lead + t) * layer.channels + $0]
+        }
       }
       let scale = Float(reference.flatMap { $0 }.map(abs).max() ?? 1)
       #expect(
@@ -267,5 +270,22 @@ import Testing
       let left = members.count % width
       #expect(tiling.singles.filter { $0 % d == residue } == Array(members.suffix(left)))
     }
+  }
+
+  /// The lead frames ahead of a window leave no frame of the shipped shape's layers to be
+  /// computed alone; a shape that no lead tiles whole gets none.
+  @Test func leadFramesTileEveryLayerWhole() {
+    let standard = NetworkConfig.standard(classes: 13)
+    #expect(Classifier.leadFrames(for: standard) == 2)
+    let classifier = Fixtures.randomClassifier(standard, seed: 1)
+    for (four, two) in zip(classifier.winograd4Layers, classifier.winogradLayers) {
+      #expect(four?.tiling.singles == [])
+      #expect(two?.tiling.singles == [])
+    }
+    // 2 output frames; 20 would tile whole, but 18 lead frames are more work than they save.
+    let odd = NetworkConfig(
+      inputFeatures: 5, window: 12, convolutions: [.init(kernel: 3, dilation: 5, channels: 3)],
+      classes: 2)
+    #expect(Classifier.leadFrames(for: odd) == 0)
   }
 }

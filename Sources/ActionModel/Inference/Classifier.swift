@@ -29,6 +29,8 @@ public final class Classifier: @unchecked Sendable {
   let halfPackedTaps: [[PackedWeights]]?
   /// The linear layer's weights in whole blocks of classes, for a few rows' logits.
   let linearBlocks: BlockedLinearWeights
+  /// Zero frames the window forward puts ahead of each window (`leadFrames(for:)`).
+  let leadFrames: Int
   /// The plan, made on first use (`plan`).
   private let madePlan = Mutex<ExecutionPlan?>(nil)
 
@@ -45,11 +47,13 @@ public final class Classifier: @unchecked Sendable {
     layout = parameters.layout
     let base = UnsafePointer(weights.baseAddress!)
     let config = metadata.architecture
-    winogradLayers = Self.threeTap(config, layout, base) {
+    let lead = Self.leadFrames(for: config)
+    leadFrames = lead
+    winogradLayers = Self.threeTap(config, layout, base, lead: lead) {
       WinogradLayer(
         weight: $0, inputChannels: $1, outputChannels: $2, dilation: $3, inputFrames: $4)
     }
-    winograd4Layers = Self.threeTap(config, layout, base) {
+    winograd4Layers = Self.threeTap(config, layout, base, lead: lead) {
       Winograd4Layer(
         weight: $0, inputChannels: $1, outputChannels: $2, dilation: $3, inputFrames: $4)
     }
@@ -128,6 +132,31 @@ public final class Classifier: @unchecked Sendable {
     UnsafePointer(weights.baseAddress! + layout.linear.bias.lowerBound)
   }
 
+  /// Frames ahead of the window that make every three-tap layer's output whole Winograd
+  /// F(4, 3) tiles (a multiple of 4·d frames): the fewest that do, up to an eighth of the
+  /// window, else none. A frame left over past whole tiles is computed directly, by a GEMM of
+  /// its own over a few rows that reads all three taps' weights for them. The lead frames are
+  /// zeros, and what they add is computed and dropped before pooling, so the probabilities are
+  /// the window's (to rounding).
+  static func leadFrames(for config: NetworkConfig) -> Int {
+    (0...config.window / 8).first { lead in
+      config.convolutions.indices.allSatisfy { index in
+        let layer = config.convolutions[index]
+        return layer.kernel != 3
+          || (config.outputFrames(of: index) + lead) % (4 * layer.dilation) == 0
+      }
+    } ?? 0
+  }
+
+  /// Frames into layer `index` in the window forward, lead frames included.
+  func inputFrames(ofLayer index: Int) -> Int {
+    Self.inputFrames(ofLayer: index, config: config, lead: leadFrames)
+  }
+
+  private static func inputFrames(ofLayer index: Int, config: NetworkConfig, lead: Int) -> Int {
+    (index == 0 ? config.window : config.outputFrames(of: index - 1)) + lead
+  }
+
   /// Probabilities over `labels` for B windows (any B). The windows go through the network
   /// `workspace.tile` at a time, each layer one GEMM (or k) over the tile. Allocates nothing.
   ///
@@ -166,16 +195,27 @@ public final class Classifier: @unchecked Sendable {
   ) {
     let frames = config.window
     let features = config.inputFeatures
+    let lead = leadFrames
     let input = workspace.activations[0]
-    input.update(from: windows, count: batch * frames * features)
+    for window in 0..<batch {
+      let start = input + window * (lead + frames) * features
+      start.update(repeating: 0, count: lead * features)
+      (start + lead * features).update(
+        from: windows + window * frames * features, count: frames * features)
+    }
     var current = SequenceBatch(
-      base: input, batch: batch, frames: frames, channels: features, windowStride: frames)
+      base: input, batch: batch, frames: lead + frames, channels: features,
+      windowStride: lead + frames)
     let strategies = batch == 1 ? workspace.single : workspace.batched
     for index in config.convolutions.indices {
       current = forward(
         layer: index, strategy: strategies[index], input: current,
         output: workspace.activations[index + 1], scratch: workspace.columns)
     }
+    // The lead frames' outputs come first: pooled are the window's own.
+    current = SequenceBatch(
+      base: current.base + lead * current.channels, batch: batch, frames: current.frames - lead,
+      channels: current.channels, windowStride: current.windowStride)
     Head.averagePool(current, into: workspace.pooled)
     Head.linear(
       pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
@@ -185,15 +225,14 @@ public final class Classifier: @unchecked Sendable {
 
   /// Each three-tap layer made by `make` from its weight and shape (nil for other kernels).
   private static func threeTap<Layer>(
-    _ config: NetworkConfig, _ layout: ParameterLayout, _ base: UnsafePointer<Float>,
+    _ config: NetworkConfig, _ layout: ParameterLayout, _ base: UnsafePointer<Float>, lead: Int,
     _ make: (UnsafePointer<Float>, _ cin: Int, _ cout: Int, _ d: Int, _ frames: Int) -> Layer?
   ) -> [Layer?] {
     config.convolutions.enumerated().map { index, layer in
       guard layer.kernel == 3 else { return nil }
       return make(
         base + layout.convolutions[index].weight.lowerBound, config.inputChannels(of: index),
-        layer.channels, layer.dilation,
-        index == 0 ? config.window : config.outputFrames(of: index - 1))
+        layer.channels, layer.dilation, inputFrames(ofLayer: index, config: config, lead: lead))
     }
   }
 
@@ -332,14 +371,15 @@ public final class Workspace {
     }
     precondition(self.tile >= 1, "tile \(self.tile) is empty")
     let capacity = self.tile
-    let frames = config.window
+    let frames = classifier.leadFrames + config.window
     var sizes = [capacity * frames * config.inputFeatures]
     var columnSize = 0
     for (index, layer) in config.convolutions.enumerated() {
       sizes.append(capacity * frames * layer.channels)
       columnSize = max(
         columnSize,
-        capacity * config.outputFrames(of: index) * layer.kernel * config.inputChannels(of: index),
+        capacity * (classifier.leadFrames + config.outputFrames(of: index)) * layer.kernel
+          * config.inputChannels(of: index),
         classifier.winogradLayers[index]?.scratchSize(batch: capacity) ?? 0,
         classifier.winograd4Layers[index]?.scratchSize(batch: capacity) ?? 0)
     }

@@ -73,7 +73,7 @@ public enum Planner {
     var seed: UInt32 = 1
     for (index, buffer) in workspace.activations.enumerated() {
       let channels = index == 0 ? config.inputFeatures : config.convolutions[index - 1].channels
-      for position in 0..<(tiles.last! * config.window * channels) {
+      for position in 0..<(tiles.last! * classifier.inputFrames(ofLayer: 0) * channels) {
         seed = seed &* 1_664_525 &+ 1_013_904_223
         buffer[position] = Float(seed >> 8) / Float(1 << 24) - (index == 0 ? 0.5 : 0.1)
       }
@@ -93,7 +93,7 @@ public enum Planner {
       var chosen: [ConvolutionStrategy] = []
       var total = 0.0
       for index in config.convolutions.indices {
-        let frames = index == 0 ? config.window : config.outputFrames(of: index - 1)
+        let frames = classifier.inputFrames(ofLayer: index)
         let channels = index == 0 ? config.inputFeatures : config.convolutions[index - 1].channels
         let input = SequenceBatch(
           base: workspace.activations[index], batch: tile, frames: frames, channels: channels,
@@ -176,7 +176,7 @@ public enum Planner {
   /// build and the network's shape (its weights' values do not change the timing).
   static func cacheKey(for config: NetworkConfig) -> String {
     let layers = config.convolutions.map { "\($0.kernel)/\($0.dilation)/\($0.channels)" }
-    return "v2|\(cpuName)|\(InstructionSet.available)|\(BLAS.configuration)|"
+    return "v3|\(cpuName)|\(InstructionSet.available)|\(BLAS.configuration)|"
       + "T\(config.window)F\(config.inputFeatures)K\(config.classes)|"
       + layers.joined(separator: ",")
   }

@@ -61,6 +61,8 @@ struct Winograd4Layer: Sendable {
     input: SequenceBatch, bias: UnsafePointer<Float>, scratch: UnsafeMutablePointer<Float>,
     output: SequenceBatch, packed: PackedWeights
   ) {
+    precondition(
+      output.frames == outputFrames, "tiled for \(outputFrames) frames, not \(output.frames)")
     let (cin, cout, d) = (inputChannels, outputChannels, dilation)
     let tilesPerWindow = tiling.tileStarts.count
     let tiles = input.batch * tilesPerWindow

@@ -70,6 +70,8 @@ struct WinogradLayer: Sendable {
     input: SequenceBatch, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     scratch: UnsafeMutablePointer<Float>, output: SequenceBatch, packed: PackedWeights? = nil
   ) {
+    precondition(
+      output.frames == outputFrames, "tiled for \(outputFrames) frames, not \(output.frames)")
     let cin = inputChannels
     let cout = outputChannels
     let d = dilation
