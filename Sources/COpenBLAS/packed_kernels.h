@@ -99,8 +99,9 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
 // The driver: for each group of panels (its weights read from memory once), every window's
 // rows (window w at a_list[w] and c_list[w] when given, else w·a_window and w·c_window on) in
 // even blocks of up to BUDGET / panels rows (14 rows go as 7 + 7, not 12 + 2, so no
-// block has too few accumulators to hide the FMA latency); a single row (a streaming step) takes four
-// panels at once, so it still has eight independent accumulators.
+// block has too few accumulators to hide the FMA latency); up to three rows (a streaming
+// step's) take up to four panels at once, so one row still has eight independent
+// accumulators, and three panels (96 columns) go in one pass, not two.
 #define SPK_CASE(TILE, MR, NP)                                                                 \
   case (MR) * 8 + (NP):                                                                        \
     TILE(MR, NP, k, taps, aw + r0 * lda, lda, tap_stride, b, panel_stride,                     \
@@ -120,7 +121,6 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
     int most = m <= (BUDGET) / 4 ? 4 : m <= (BUDGET) / 2 ? 2 : 1;                              \
     for (int p = 0; p < panels;) {                                                             \
       int np = panels - p < most ? panels - p : most;                                          \
-      if (np == 3) np = 2;                                                                     \
       int width = n - (p + np - 1) * 2 * L;                                                    \
       const char *b = (const char *)packed + (ptrdiff_t)p * panel_stride * (BSIZE);            \
       for (int w = 0; w < windows; w++) {                                                      \
@@ -138,13 +138,15 @@ SPK_TILE(spk_tile_f16_avx2, "avx2,fma,f16c", spk_v8, _Float16, SPK_LOADH_8)
   }
 
 #define SPK_CASES_AVX512(T)                                                                    \
-  SPK_CASE(T, 1, 1) SPK_CASE(T, 1, 2) SPK_CASE(T, 1, 4) SPK_CASE(T, 2, 1) SPK_CASE(T, 2, 2)     \
-  SPK_CASE(T, 2, 4) SPK_CASE(T, 3, 1) SPK_CASE(T, 3, 2) SPK_CASE(T, 3, 4) SPK_CASE(T, 4, 1)     \
+  SPK_CASE(T, 1, 1) SPK_CASE(T, 1, 2) SPK_CASE(T, 1, 3) SPK_CASE(T, 1, 4) SPK_CASE(T, 2, 1)     \
+  SPK_CASE(T, 2, 2) SPK_CASE(T, 2, 3) SPK_CASE(T, 2, 4) SPK_CASE(T, 3, 1) SPK_CASE(T, 3, 2)     \
+  SPK_CASE(T, 3, 3) SPK_CASE(T, 3, 4) SPK_CASE(T, 4, 1)                                         \
   SPK_CASE(T, 4, 2) SPK_CASE(T, 5, 1) SPK_CASE(T, 5, 2) SPK_CASE(T, 6, 1) SPK_CASE(T, 6, 2)     \
   SPK_CASE(T, 7, 1) SPK_CASE(T, 8, 1) SPK_CASE(T, 9, 1) SPK_CASE(T, 10, 1) SPK_CASE(T, 11, 1)   \
   SPK_CASE(T, 12, 1)
 #define SPK_CASES_AVX2(T)                                                                      \
-  SPK_CASE(T, 1, 1) SPK_CASE(T, 1, 2) SPK_CASE(T, 1, 4) SPK_CASE(T, 2, 1) SPK_CASE(T, 2, 2)     \
+  SPK_CASE(T, 1, 1) SPK_CASE(T, 1, 2) SPK_CASE(T, 1, 3) SPK_CASE(T, 1, 4) SPK_CASE(T, 2, 1)     \
+  SPK_CASE(T, 2, 2)                                                                            \
   SPK_CASE(T, 3, 1) SPK_CASE(T, 3, 2) SPK_CASE(T, 4, 1) SPK_CASE(T, 5, 1) SPK_CASE(T, 6, 1)
 
 SPK_DRIVER(spk_gemm_f32_avx512, "avx512f", spk_tile_f32_avx512, spk_v16, 12, 4,

@@ -18,9 +18,13 @@ import Testing
   }
 
   /// A streaming row, a catch-up, the standard layers' shapes, and odd sizes that leave
-  /// partial register tiles and panels.
+  /// partial register tiles and panels; one to three rows over three panels (AVX-512's 96 and
+  /// 80 columns, AVX2's 48), which go in one pass.
   static let shapes = [
     Shape(windows: 1, rows: 1, k: 128, n: 128, taps: 3, dilation: 8),
+    Shape(windows: 2, rows: 1, k: 54, n: 96, taps: 1, dilation: 1),
+    Shape(windows: 1, rows: 2, k: 20, n: 80, taps: 3, dilation: 2),
+    Shape(windows: 2, rows: 3, k: 9, n: 48, taps: 2, dilation: 1),
     Shape(windows: 1, rows: 10, k: 96, n: 128, taps: 3, dilation: 2),
     Shape(windows: 2, rows: 58, k: 54, n: 96, taps: 3, dilation: 1),
     Shape(windows: 3, rows: 30, k: 128, n: 128, taps: 3, dilation: 8),
