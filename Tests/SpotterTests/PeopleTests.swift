@@ -49,6 +49,59 @@ import Testing
     #expect(!counts.contains { $0["squat"] != nil && $0["jumping_jack"] != nil }, "\(counts)")
   }
 
+  /// Someone else takes the stream over: a second person, nearer the camera, steps in beside
+  /// the first (who stands still) and does half squats. The rep engines forget the first
+  /// person's deep squats, so the newcomer's reps are judged by their own depth: counted, and
+  /// not called partial.
+  @Test func aTakeoverTeachesTheEnginesTheNewPerson() throws {
+    var options = RecordingOptions()
+    options.camera = .front
+    options.style = .textbook
+    let first = Recorder.record(
+      WorkoutPlan(items: [.exercise(.squat, reps: 8, partialReps: 0), .rest(seconds: 3)]),
+      options: options, seed: 41)
+    // Half squats: a third of a textbook squat's hip travel, under half of the first person's
+    // (partial beside theirs), over the least a first rep must travel.
+    options.style!.depth = 0.6
+    let second = Recorder.record(
+      WorkoutPlan(items: [.rest(seconds: 3), .exercise(.squat, reps: 8, partialReps: 0)]),
+      options: options, seed: 42)
+    // The first person a little to the left; the newcomer to the right, 1.6 times as tall.
+    var frames = RuntimeTests.frames(first).map { frame in
+      var frame = frame
+      frame.people = frame.people.map { Self.moved($0, by: -250, scale: 1) }
+      return frame
+    }
+    let still = try #require(frames.last?.people.first)
+    let end = first.frames.last!.t
+    for sample in second.frames {
+      var frame = PeopleFrame()
+      frame.t = end + 1 / 30 + sample.t
+      frame.people = [still, Self.moved(sample.pose, by: 250, scale: 1.6)]
+      frames.append(frame)
+    }
+    let reps = RuntimeTests.run(frames).compactMap { event -> (t: Double, partial: Bool)? in
+      guard case .rep(let t, "squat", let rep, _) = event else { return nil }
+      return (t, rep.partial)
+    }
+    let newcomer = reps.filter { $0.t > end }
+    #expect(reps.count - newcomer.count == 8, "\(reps)")
+    #expect(newcomer.count >= 6 && newcomer.count <= 8, "\(newcomer)")
+    #expect(newcomer.filter(\.partial).count <= 1, "\(newcomer)")
+  }
+
+  /// The pose `scale` times as large about its hips' middle, moved `dx` across the picture.
+  static func moved(_ pose: Pose, by dx: Float, scale: Float) -> Pose {
+    let x = (pose[.leftHip].x + pose[.rightHip].x) / 2
+    let y = (pose[.leftHip].y + pose[.rightHip].y) / 2
+    var pose = pose
+    for index in pose.joints.indices where !pose.joints[index].isMissing {
+      pose.joints[index].x = x + dx + (pose.joints[index].x - x) * scale
+      pose.joints[index].y = y + (pose.joints[index].y - y) * scale
+    }
+    return pose
+  }
+
   /// The tracker alone: people listed in a shuffled order keep their ids from frame to frame.
   @Test func idsFollowPeopleNotTheDetectorsOrder() {
     var tracker = PeopleTracker(capacity: 3)
