@@ -45,6 +45,11 @@ for half in tune holdout; do
   section "Countix $half half: reps, exercise given, joints scored low as by another detector (--scores 0.2:0.45)"
   keep "reps, exercise given, scores 0.2-0.45" "$half" < <(
     "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only --scores 0.2:0.45 | tail -1)
+  for rate in 25 15; do
+    section "Countix $half half: reps, exercise given, as a detector at $rate frames a second gives them (--frame-rate $rate)"
+    keep "reps, exercise given, at $rate fps" "$half" < <(
+      "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --reps-only --frame-rate "$rate" | tail -1)
+  done
   section "Countix $half half: reps through the whole runtime, shipped model (it trains on all of Countix)"
   keep "reps, whole runtime, shipped model" "$half" < <(
     "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts | sed -n '/Reps the runtime/,$p')

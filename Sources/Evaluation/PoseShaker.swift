@@ -1,25 +1,56 @@
 import Poses
 import Randomness
 
-/// Changes poses as another detector would (`spotter eval --shake`, `--scores`): how much a
-/// measure on a real set owes to the detector that made it. Each joint of each person moves by
-/// seeded Gaussian noise of `deviation` times the person's box (the larger of its width and
-/// height); then the box is put back where it was, as a pipeline that normalises every frame
-/// to its own box does after the detector (and, for other streams, a crop that follows the
-/// person). With `scores`, every detected joint's score is drawn from that range, each frame:
-/// a detector that scores on a scale of its own.
+/// Changes poses as another detector would (`spotter eval --shake`, `--scores`,
+/// `--frame-rate`): how much a measure on a real set owes to the detector that made it. Each
+/// joint of each person moves by seeded Gaussian noise of `deviation` times the person's box
+/// (the larger of its width and height); then the box is put back where it was, as a pipeline
+/// that normalises every frame to its own box does after the detector (and, for other streams,
+/// a crop that follows the person). With `scores`, every detected joint's score is drawn from
+/// that range, each frame: a detector that scores on a scale of its own. With `frameRate`, only
+/// the frames a detector running that many times a second would have given are kept: the first
+/// at or after each 1/rate seconds from the stream's first frame, with its own time.
 public struct PoseShaker: Sendable {
   public let deviation: Float
   public let scores: ClosedRange<Float>?
+  public let frameRate: Double?
   private var generator: SeededGenerator
-
+  /// The first frame's time, and the tick (1/frameRate seconds from it) whose frame is still
+  /// to come (`frameRate`).
+  private var origin: Double?
+  private var nextTick = 0
   /// - Parameters:
   ///   - label: says which stream this is (e.g. a hash of its file's name), so a file is
   ///     shaken the same way whichever files are read with it.
-  public init(deviation: Float, scores: ClosedRange<Float>? = nil, seed: UInt64, label: UInt64) {
+  public init(
+    deviation: Float, scores: ClosedRange<Float>? = nil, frameRate: Double? = nil, seed: UInt64,
+    label: UInt64
+  ) {
+    precondition(frameRate.map { $0 > 0 } ?? true, "PoseShaker: a frame rate is positive")
     self.deviation = deviation
     self.scores = scores
+    self.frameRate = frameRate
     generator = SeededGenerator(seed: seed).derived(label)
+  }
+
+  /// Whether the detector gives this frame (`frameRate`), and the frame as it gives it.
+  public mutating func prepare(_ frame: inout PeopleFrame) -> Bool {
+    guard keeps(frame.t) else { return false }
+    shake(&frame)
+    return true
+  }
+
+  /// Whether a frame at `t` is one a detector at `frameRate` gives; every frame without one.
+  public mutating func keeps(_ t: Double) -> Bool {
+    guard let frameRate else { return true }
+    let origin = self.origin ?? t
+    self.origin = origin
+    // Frame times are written rounded (to 0.1 ms in Countix-Fitness): a frame within a
+    // millisecond of its tick is on it.
+    let tick = (t - origin + 1e-3) * frameRate
+    guard tick >= Double(nextTick) else { return false }
+    nextTick = Int(tick.rounded(.down)) + 1
+    return true
   }
 
   public mutating func shake(_ frame: inout PeopleFrame) {

@@ -152,7 +152,8 @@ import Testing
   }
 }
 
-/// `spotter eval --shake`: a noisier detector, drawn the same way for the same file.
+/// `spotter eval --shake`, `--scores`, `--frame-rate`: another detector, drawn the same way for
+/// the same file.
 @Suite struct PoseShakerTests {
   static func frame() -> PeopleFrame {
     var pose = Pose()
@@ -205,6 +206,21 @@ import Testing
       }
     }
     #expect(drawn.count > 40)
+  }
+
+  /// `--frame-rate`: from 30 frames a second with times rounded to 0.1 ms (as Countix-Fitness
+  /// writes them), a detector at N keeps N a second, each the first at or after its tick.
+  @Test(arguments: [(30.0, 30), (25, 25), (15, 15), (10, 10), (7, 7), (60, 30)])
+  func aLowerFrameRateKeepsThatManyFramesASecond(rate: Double, kept: Int) {
+    var shaker = PoseShaker(deviation: 0, frameRate: rate, seed: 1, label: 7)
+    let start = 12.3456
+    let times = (0..<90).map { ((start + Double($0) / 30) * 10_000).rounded() / 10_000 }
+    let keptTimes = times.filter { shaker.keeps($0) }
+    #expect(keptTimes.count == 3 * kept)
+    for (index, t) in keptTimes.enumerated() where rate <= 30 {
+      let tick = start + Double(index) / rate
+      #expect(t >= tick - 1e-3 && t < tick + 1 / 30, "frame \(index) at \(t), tick \(tick)")
+    }
   }
 
   @Test func theSameSeedAndFileShakeAlike() {

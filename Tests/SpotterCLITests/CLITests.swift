@@ -181,8 +181,12 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise, --fold, --shake and "
-        + "--scores are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise, --fold, --shake, "
+        + "--scores and --frame-rate are for clips"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],
+      "Error: --frame-rate takes a number in 1.0...1000.0, got '0.5'"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--seed", "3"],

@@ -156,6 +156,30 @@ import Testing
     #expect(clips.map { $0["counted"] as? Int } == [counted])
   }
 
+  /// `eval --frame-rate`: a detector at 15 frames a second still counts clean squats; at one
+  /// frame a second every frame is a gap of its own, and nothing counts.
+  @Test func evalFrameRateKeepsOnlyThatDetectorsFrames() throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try SpotterProcess.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "6", "--count", "2",
+      "--seed", "41", "--camera", "side", "--fps", "30", "--noise", "light",
+    ])
+    func counted(_ rate: String) throws -> [Int] {
+      let result = try SpotterProcess.run([
+        "eval", "--annotations", folder + "/annotations.json", "--reps-only", "--json",
+        "--frame-rate", rate,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let report = try #require(
+        try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+      let clips = try #require((report["reps"] as? [String: Any])?["clips"] as? [[String: Any]])
+      return clips.compactMap { $0["counted"] as? Int }
+    }
+    let at15 = try counted("15")
+    #expect(at15.count == 2 && at15.allSatisfy { (5...7).contains($0) }, "\(at15)")
+    #expect(try counted("1") == [0, 0])
+  }
+
   @Test(arguments: [
     (["synth"], "Error: --output DIR is required"),
     (["synth", "--output", "/tmp/x", "--exercise", "burpee"], "Error: unknown exercise 'burpee'"),

@@ -17,9 +17,10 @@ public struct ResampledRecording: Sendable {
   }
 
   /// Reads a whole pose file (any format `PoseFiles.open` reads) at `fps`; `prepare` sees each
-  /// decoded frame first (`spotter eval --shake`).
+  /// decoded frame first, and may change it or drop it by returning false (`spotter eval
+  /// --shake`, `--frame-rate`).
   public static func read(
-    _ path: String, fps: Double = 30, prepare: ((inout PeopleFrame) -> Void)? = nil
+    _ path: String, fps: Double = 30, prepare: ((inout PeopleFrame) -> Bool)? = nil
   ) throws -> ResampledRecording {
     let source = try PoseFiles.open(path)
     var pipeline = FramePipeline(fps: fps)
@@ -30,7 +31,7 @@ public struct ResampledRecording: Sendable {
       case .end: break loop
       case .skipped: recording.badLines += 1
       case .frame:
-        prepare?(&frame)
+        if let prepare, !prepare(&frame) { continue }
         pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
         if pipeline.correctsBoxedFrames && recording.positionsLostAfterTick == nil {
           recording.positionsLostAfterTick = recording.ticks.count - 1

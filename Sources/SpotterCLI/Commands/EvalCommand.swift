@@ -49,6 +49,10 @@ enum EvalCommand {
         "scores", "LO:HI",
         "Give every detected joint a score drawn from LO…HI each frame (a detector that scores "
           + "on another scale; not with --workouts)."),
+      .value(
+        "frame-rate", "N",
+        "Keep only the frames a detector running N times a second would give (the first at or "
+          + "after each 1/N s; not with --workouts)."),
       .value("seed", "N", "The seed of --shake's and --scores' draws (default 1)."),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
@@ -81,8 +85,9 @@ enum EvalCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
     // Whole files: clip options would be silently ignored.
-    let shaken = try arguments.double("shake", range: 0...1)! > 0 || scores(arguments) != nil
-    if !shaken && arguments.string("seed") != nil {
+    let drawn = try arguments.double("shake", range: 0...1)! > 0 || scores(arguments) != nil
+    let shaken = try drawn || frameRate(arguments) != nil
+    if !drawn && arguments.string("seed") != nil {
       throw CLIError.usage(
         "--seed is the seed of --shake's and --scores' draws; give one of them too",
         command: command)
@@ -92,8 +97,8 @@ enum EvalCommand {
         || arguments.string("exercise") != nil || shaken)
     {
       throw CLIError.usage(
-        "--workouts scores whole files; --reps-only, --exercise, --fold, --shake and --scores "
-          + "are for clips",
+        "--workouts scores whole files; --reps-only, --exercise, --fold, --shake, --scores and "
+          + "--frame-rate are for clips",
         command: command)
     }
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
@@ -204,21 +209,30 @@ enum EvalCommand {
     return report
   }
 
-  /// A recording as eval scores it: shaken first with --shake and rescored with --scores (each
-  /// file by its own draws, from --seed and its name in the annotations, so they do not depend
-  /// on which files are read with it, or on where the annotations were given from).
+  /// A recording as eval scores it: thinned to --frame-rate, shaken with --shake and rescored
+  /// with --scores (each file by its own draws, from --seed and its name in the annotations, so
+  /// they do not depend on which files are read with it, or on where the annotations were
+  /// given from).
   static func read(_ annotation: Annotation, _ arguments: ParsedArguments) throws
     -> ResampledRecording
   {
     let path = annotation.resolvedPath
     let deviation = try arguments.double("shake", range: 0...1)!
     let scores = try scores(arguments)
-    guard deviation > 0 || scores != nil else { return try ResampledRecording.read(path) }
+    let frameRate = try frameRate(arguments)
+    guard deviation > 0 || scores != nil || frameRate != nil else {
+      return try ResampledRecording.read(path)
+    }
     let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
     var shaker = PoseShaker(
-      deviation: Float(deviation), scores: scores, seed: UInt64(seed),
+      deviation: Float(deviation), scores: scores, frameRate: frameRate, seed: UInt64(seed),
       label: StableHash.fnv1a(annotation.fileName))
-    return try ResampledRecording.read(path) { shaker.shake(&$0) }
+    return try ResampledRecording.read(path) { shaker.prepare(&$0) }
+  }
+
+  /// `--frame-rate N`, 1 to 1000 frames a second.
+  static func frameRate(_ arguments: ParsedArguments) throws -> Double? {
+    try arguments.double("frame-rate", range: 1...1000)
   }
 
   /// `--scores LO:HI`, with 0 < LO ≤ HI ≤ 1.
