@@ -69,6 +69,13 @@ if [ -f "${folds[0]}" ]; then
     keep "reps, whole runtime, fold models" "$half" < <(
       "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
         sed -n '/Reps the runtime/,$p')
+    for detector in "at 25 fps:--frame-rate 25" "shaken 0.02:--shake 0.02"; do
+      section "Countix $half half: reps through the whole runtime, fold models, ${detector#*:}"
+      # shellcheck disable=SC2086  # the option and its value are two words
+      keep "reps, whole runtime, folds, ${detector%%:*}" "$half" < <(
+        "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" \
+          ${detector#*:} | grep '^all' | tail -1)
+    done
     section "Countix $half half: clip labels, fold models"
     keep "clip labels, fold models" "$half" < <(
       "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" "${fold_weights[@]}" |
@@ -82,8 +89,8 @@ else
 fi
 
 section "Summary: reps as relative MAE / share within one rep; clip labels as clip accuracy"
-printf '%-38s %-16s %-16s %s\n' "" "Countix tune" "Countix holdout" "Penn Action"
+printf '%-40s %-16s %-16s %s\n' "" "Countix tune" "Countix holdout" "Penn Action"
 for row in "${rows[@]}"; do
-  printf '%-38s %-16s %-16s %s\n' "$row" "${cells["$row|tune"]:-—}" "${cells["$row|holdout"]:-—}" \
+  printf '%-40s %-16s %-16s %s\n' "$row" "${cells["$row|tune"]:-—}" "${cells["$row|holdout"]:-—}" \
     "${cells["$row|penn"]:-—}"
 done

@@ -128,9 +128,37 @@ public struct TimelineReport: Sendable {
 
 public enum TimelineScoring {
   /// Runs a pose file through a new session of `runtime`: every event, the summary last.
-  public static func run(_ path: String, runtime: Runtime) throws -> [SpotterEvent] {
+  /// `prepare` sees each decoded frame first, and may change it or drop it by returning false
+  /// (`spotter eval --workouts --shake`, `--frame-rate`).
+  public static func run(
+    _ path: String, runtime: Runtime, prepare: ((inout PeopleFrame) -> Bool)? = nil
+  ) throws -> [SpotterEvent] {
     var events: [SpotterEvent] = []
-    try runtime.makeSession().run(try PoseFiles.open(path)) { events.append($0) }
+    var source: any PoseSource = try PoseFiles.open(path)
+    if let prepare { source = PreparedSource(source, prepare: prepare) }
+    try runtime.makeSession().run(source) { events.append($0) }
     return events
+  }
+}
+
+/// A source whose frames pass through `prepare` first: changed, or dropped when it returns
+/// false.
+final class PreparedSource: PoseSource {
+  private let source: any PoseSource
+  private let prepare: (inout PeopleFrame) -> Bool
+
+  init(_ source: any PoseSource, prepare: @escaping (inout PeopleFrame) -> Bool) {
+    self.source = source
+    self.prepare = prepare
+  }
+
+  var header: PoseFileHeader { source.header }
+  var name: String { source.name }
+
+  func next(into frame: inout PeopleFrame) throws -> PoseReadResult {
+    while true {
+      let result = try source.next(into: &frame)
+      guard case .frame = result, !prepare(&frame) else { return result }
+    }
   }
 }

@@ -181,8 +181,7 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise, --fold, --shake, "
-        + "--scores and --frame-rate are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise and --fold are for clips"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],

@@ -156,28 +156,33 @@ import Testing
     #expect(clips.map { $0["counted"] as? Int } == [counted])
   }
 
-  /// `eval --frame-rate`: a detector at 15 frames a second still counts clean squats; at one
-  /// frame a second every frame is a gap of its own, and nothing counts.
+  /// `eval --frame-rate`, clips and whole files: a detector at 15 frames a second still finds
+  /// and counts clean squats; at one frame a second every frame is a gap of its own, and
+  /// nothing is found or counted.
   @Test func evalFrameRateKeepsOnlyThatDetectorsFrames() throws {
     let folder = Fixtures.temporaryFolder()
     _ = try SpotterProcess.run([
       "synth", "--output", folder, "--exercise", "squat", "--reps", "6", "--count", "2",
       "--seed", "41", "--camera", "side", "--fps", "30", "--noise", "light",
     ])
-    func counted(_ rate: String) throws -> [Int] {
-      let result = try SpotterProcess.run([
-        "eval", "--annotations", folder + "/annotations.json", "--reps-only", "--json",
-        "--frame-rate", rate,
-      ])
+    func report(_ arguments: [String]) throws -> [String: Any] {
+      let result = try SpotterProcess.run(
+        ["eval", "--annotations", folder + "/annotations.json", "--json"] + arguments)
       #expect(result.status == 0, "\(result.stderr)")
-      let report = try #require(
+      return try #require(
         try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-      let clips = try #require((report["reps"] as? [String: Any])?["clips"] as? [[String: Any]])
+    }
+    func counted(_ rate: String) throws -> [Int] {
+      let clips = try #require(
+        (try report(["--reps-only", "--frame-rate", rate])["reps"] as? [String: Any])?["clips"]
+          as? [[String: Any]])
       return clips.compactMap { $0["counted"] as? Int }
     }
     let at15 = try counted("15")
     #expect(at15.count == 2 && at15.allSatisfy { (5...7).contains($0) }, "\(at15)")
     #expect(try counted("1") == [0, 0])
+    #expect(try report(["--workouts", "--frame-rate", "15"])["found"] as? Int == 2)
+    #expect(try report(["--workouts", "--frame-rate", "1"])["found"] as? Int == 0)
   }
 
   @Test(arguments: [

@@ -44,15 +44,15 @@ enum EvalCommand {
       .value(
         "shake", "D",
         "Move every joint by seeded Gaussian noise of D times the person's box, keeping the "
-          + "box (a noisier detector; not with --workouts).", default: "0"),
+          + "box (a noisier detector).", default: "0"),
       .value(
         "scores", "LO:HI",
         "Give every detected joint a score drawn from LO…HI each frame (a detector that scores "
-          + "on another scale; not with --workouts)."),
+          + "on another scale)."),
       .value(
         "frame-rate", "N",
         "Keep only the frames a detector running N times a second would give (the first at or "
-          + "after each 1/N s; not with --workouts)."),
+          + "after each 1/N s)."),
       .value("seed", "N", "The seed of --shake's and --scores' draws (default 1)."),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
@@ -85,8 +85,9 @@ enum EvalCommand {
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let path = try arguments.required("annotations")
     // Whole files: clip options would be silently ignored.
+    // Detector options are checked before any file is read.
     let drawn = try arguments.double("shake", range: 0...1)! > 0 || scores(arguments) != nil
-    let shaken = try drawn || frameRate(arguments) != nil
+    _ = try frameRate(arguments)
     if !drawn && arguments.string("seed") != nil {
       throw CLIError.usage(
         "--seed is the seed of --shake's and --scores' draws; give one of them too",
@@ -94,11 +95,10 @@ enum EvalCommand {
     }
     if arguments.flag("workouts")
       && (arguments.flag("reps-only") || arguments.string("fold") != nil
-        || arguments.string("exercise") != nil || shaken)
+        || arguments.string("exercise") != nil)
     {
       throw CLIError.usage(
-        "--workouts scores whole files; --reps-only, --exercise, --fold, --shake, --scores and "
-          + "--frame-rate are for clips",
+        "--workouts scores whole files; --reps-only, --exercise and --fold are for clips",
         command: command)
     }
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
@@ -216,18 +216,25 @@ enum EvalCommand {
   static func read(_ annotation: Annotation, _ arguments: ParsedArguments) throws
     -> ResampledRecording
   {
-    let path = annotation.resolvedPath
+    guard var shaker = try shaker(for: annotation, arguments) else {
+      return try ResampledRecording.read(annotation.resolvedPath)
+    }
+    return try ResampledRecording.read(annotation.resolvedPath) { shaker.prepare(&$0) }
+  }
+
+  /// The --shake, --scores and --frame-rate detector for the annotation's file, nil without
+  /// them.
+  static func shaker(for annotation: Annotation, _ arguments: ParsedArguments) throws
+    -> PoseShaker?
+  {
     let deviation = try arguments.double("shake", range: 0...1)!
     let scores = try scores(arguments)
     let frameRate = try frameRate(arguments)
-    guard deviation > 0 || scores != nil || frameRate != nil else {
-      return try ResampledRecording.read(path)
-    }
+    guard deviation > 0 || scores != nil || frameRate != nil else { return nil }
     let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
-    var shaker = PoseShaker(
+    return PoseShaker(
       deviation: Float(deviation), scores: scores, frameRate: frameRate, seed: UInt64(seed),
       label: StableHash.fnv1a(annotation.fileName))
-    return try ResampledRecording.read(path) { shaker.prepare(&$0) }
   }
 
   /// `--frame-rate N`, 1 to 1000 frames a second.
@@ -294,9 +301,15 @@ enum EvalCommand {
     let progress = Progress(total: files.count, unit: "file")
     for (index, file) in files.enumerated() {
       let path = file.annotation.resolvedPath
+      let runtime = runtimes[file.number % runtimes.count]
+      let events: [SpotterEvent]
+      if var shaker = try shaker(for: file.annotation, arguments) {
+        events = try TimelineScoring.run(path, runtime: runtime) { shaker.prepare(&$0) }
+      } else {
+        events = try TimelineScoring.run(path, runtime: runtime)
+      }
       report.add(
-        events: try TimelineScoring.run(path, runtime: runtimes[file.number % runtimes.count]),
-        truth: annotations.map(\.annotation).filter { $0.resolvedPath == path })
+        events: events, truth: annotations.map(\.annotation).filter { $0.resolvedPath == path })
       progress.advance(to: index + 1)
     }
     progress.finish()
