@@ -39,10 +39,11 @@ extension Array where Element == RepScore {
 
   public var labels: [String] { Set(self.map { $0.label }).sorted() }
 
-  /// The `count` clips furthest off, by relative error (then by reps off).
+  /// The `count` clips furthest off, by relative error (then by reps off); clips counted
+  /// exactly are never among them.
   public func worst(_ count: Int) -> [RepScore] {
     Array(
-      sorted {
+      filter { $0.counted != $0.truth }.sorted {
         let (a, b) = (
           $0.relativeError ?? Double($0.counted), $1.relativeError ?? Double($1.counted)
         )

@@ -54,6 +54,7 @@ import Testing
     let all = report.repError()!
     #expect(all.clips == 4 && abs(all.mae - 0.5 / 3) < 1e-12 && all.withinOne == 0.75)
     #expect(report.reps.worst(2).map(\.file) == ["b", "c"])
+    #expect(report.reps.worst(10).map(\.file) == ["b", "c"])  // not those counted exactly
   }
 }
 

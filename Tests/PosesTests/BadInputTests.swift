@@ -256,6 +256,11 @@ import Testing
         "entry 0 (a.jsonl): reps is 2 but rep_bounds has 1 entries"
       ),
       (#"{"file_name":"a.jsonl"}"#, "entry"),
+      // A syntax error says where: a comma missing at the end of line 2.
+      (
+        "[{\"file_name\": \"a.jsonl\",\n  \"label\": \"squat\"\n  \"reps\": 3}]",
+        "not a JSON array of annotations: not valid JSON at line 3, column 3"
+      ),
     ]
     for (text, message) in cases {
       let path = Fixtures.file(named: "annotations.json", text)

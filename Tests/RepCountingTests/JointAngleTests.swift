@@ -48,4 +48,35 @@ import Testing
     #expect(Self.median(errors) < 4, "\(exercise) \(joint) from \(view): \(Self.median(errors))°")
     #expect(errors[errors.count * 3 / 4] < 6)
   }
+
+  /// A rep's top is the extreme nearer where the rep began, even when the person straightens
+  /// further at its end than at its start (the bottom is then reached first).
+  @Test(arguments: [(170.0, 60.0, 178.0), (170.0, 60.0, 165.0), (40.0, 150.0, 35.0)])
+  func aRepsTopIsTheExtremeNearItsStart(start: Double, turn: Double, end: Double) {
+    var trail = JointAngleTrail(joint: .elbow, minConfidence: 0.3)
+    // Frames at 30 a second: still at `start` for a second, then down to `turn` and on to
+    // `end`, a second each way.
+    for frame in 0...90 {
+      let t = Double(frame) / 30
+      let angle =
+        t < 1 ? start : t < 2 ? start + (turn - start) * (t - 1) : turn + (end - turn) * (t - 2)
+      trail.observe(Self.arm(bentTo: angle), t: t)
+    }
+    let angles = trail.angles(from: 1, to: 3).right!
+    let (low, high) = (min(start, turn, end), max(start, turn, end))
+    let topIsHigh = start > turn
+    #expect(abs(angles.top - (topIsHigh ? high : low)) < 1, "\(angles)")
+    #expect(abs(angles.bottom - (topIsHigh ? low : high)) < 1, "\(angles)")
+  }
+
+  /// A right arm whose elbow is bent to `degrees` (180 straight), seen square.
+  static func arm(bentTo degrees: Double) -> Pose {
+    var pose = Pose()
+    let radians = degrees * .pi / 180
+    pose[.rightShoulder] = Joint(x: 0, y: 0, confidence: 1)
+    pose[.rightElbow] = Joint(x: 0, y: 100, confidence: 1)
+    pose[.rightWrist] = Joint(
+      x: Float(100 * sin(radians)), y: Float(100 - 100 * cos(radians)), confidence: 1)
+    return pose
+  }
 }

@@ -956,7 +956,10 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
         + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2},"stages":[]}"#,
       "stages", "is not a field of the signal engine"
     ),
-    ("{not json", "", "is not valid JSON"),
+    ("{not json", "", "is not valid JSON at line 1, column 2"),
+    (
+      "{\n  \"name\": \"x\"\n  \"label\": \"squat\"\n}", "", "is not valid JSON at line 3, column 3"
+    ),
     // A key the loader does not know is a mistake: it would change nothing and say nothing.
     (
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#

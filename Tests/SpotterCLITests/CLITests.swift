@@ -34,6 +34,21 @@ import Testing
     #expect((object["mean_confidence"] as? [String: Double])?["nose"] == 0.9)
   }
 
+  /// A report that could not be written is an error before the stream runs, not after the
+  /// workout (a live pipe's would be lost): nothing is printed but the error.
+  @Test(arguments: [["classify"], ["count", "--exercise", "squat"]])
+  func aReportThatCannotBeWrittenFailsBeforeTheStream(command: [String]) throws {
+    let path = Fixtures.file(Fixtures.squatFile(frames: 90, fps: 30))
+    let result = try SpotterProcess.run(
+      command + ["--report", "/nonexistent-folder/x.html", path])
+    #expect(result.status == 1)
+    #expect(result.stdout.isEmpty, "\(result.stdout)")
+    #expect(
+      result.stderr.hasPrefix(
+        "Error: cannot write /nonexistent-folder/x.html: its folder /nonexistent-folder does not "
+          + "exist"), "\(result.stderr)")
+  }
+
   /// The rehab mode: a squatter's knees bend and straighten; the range is the difference.
   @Test func measureFollowsAJointsAngle() throws {
     let path = Fixtures.file(Fixtures.squatFile(frames: 120, fps: 30))

@@ -63,8 +63,10 @@ public enum Annotations {
       throw PoseFileError(
         file: path, message: "\(place(context.codingPath)) is null; expected a \(type)")
     } catch {
+      let reason = JSONSyntax.errorPlace(in: data).map { "not valid JSON at \($0)" }
       throw PoseFileError(
-        file: path, message: "not a JSON array of annotations: \(error.localizedDescription)")
+        file: path,
+        message: "not a JSON array of annotations: \(reason ?? error.localizedDescription)")
     }
     let folder = (path as NSString).deletingLastPathComponent
     return try entries.enumerated().map { index, entry in

@@ -1,4 +1,5 @@
 import Foundation
+import Poses
 
 /// A definition file that cannot be used: the file, the field and what is allowed.
 public struct DefinitionError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -43,7 +44,8 @@ extension ExerciseDefinition {
     } catch let DecodingError.dataCorrupted(context) {
       let field = path(context.codingPath)
       guard !context.codingPath.isEmpty else {
-        throw DefinitionError(file: file, field: "", message: "is not valid JSON")
+        let place = JSONSyntax.errorPlace(in: data).map { " at \($0)" } ?? ""
+        throw DefinitionError(file: file, field: "", message: "is not valid JSON\(place)")
       }
       let key = context.codingPath.last?.stringValue ?? ""
       let allowed = allowedValues[key].map { "; expected one of \($0)" } ?? ""

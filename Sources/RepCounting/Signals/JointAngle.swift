@@ -63,9 +63,11 @@ public struct JointAngles: Equatable, Sendable {
 
 /// Follows a joint's angle on both sides, frame by frame, so each rep can report its own: its
 /// two extremes between half a second before the rep's start (the engine's smoothed signal
-/// leaves the top a little after the joint does) and its end, the one reached first being the
-/// top. Keeps the last ten seconds (a rep takes at most `max_rep_seconds`, 8 s by default).
-/// Allocates nothing per frame.
+/// leaves the top a little after the joint does) and its end, the top being the one nearer the
+/// angle at the rep's start. (Not the one reached first: a person who straightens further at
+/// the end of a rep than at its start reaches the far extreme, the bottom, first.) Keeps the
+/// last ten seconds (a rep takes at most `max_rep_seconds`, 8 s by default). Allocates nothing
+/// per frame.
 struct JointAngleTrail {
   let joint: JointAngle
   let minConfidence: Float
@@ -98,16 +100,20 @@ struct JointAngleTrail {
     from start: Double, to end: Double,
     _ value: KeyPath<(t: Double, left: Double?, right: Double?), Double?>
   ) -> SideAngles? {
-    var low: (angle: Double, t: Double)?
-    var high: (angle: Double, t: Double)?
+    var low: Double?
+    var high: Double?
+    // The angle seen nearest the rep's start.
+    var atStart: (angle: Double, distance: Double)?
     for entry in trail where entry.t >= start - 0.5 && entry.t <= end + 1e-6 {
       guard let angle = entry[keyPath: value] else { continue }
-      if low == nil || angle < low!.angle { low = (angle, entry.t) }
-      if high == nil || angle > high!.angle { high = (angle, entry.t) }
+      low = min(low ?? angle, angle)
+      high = max(high ?? angle, angle)
+      let distance = abs(entry.t - start)
+      if atStart == nil || distance < atStart!.distance { atStart = (angle, distance) }
     }
-    guard let low, let high else { return nil }
-    return high.t <= low.t
-      ? SideAngles(top: high.angle, bottom: low.angle)
-      : SideAngles(top: low.angle, bottom: high.angle)
+    guard let low, let high, let atStart else { return nil }
+    return high - atStart.angle <= atStart.angle - low
+      ? SideAngles(top: high, bottom: low)
+      : SideAngles(top: low, bottom: high)
   }
 }

@@ -212,8 +212,14 @@ public final class Session {
   /// A prediction is due: say whether the window shows a person, then classify it now, or
   /// leave it for the caller's batch.
   private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
-    let enough = stream.showsAPerson(inAtLeast: runtime.options.presenceFraction)
-    if wasPresent != enough {
+    let fraction = runtime.options.presenceFraction
+    let enough = stream.showsAPerson(inAtLeast: fraction)
+    // While a stream's first window fills, it is mostly padding, not an empty room: a stream
+    // whose frames so far show a person is not said to have nobody in view.
+    let filling =
+      wasPresent == nil && stream.framesSeen < stream.window.capacity
+      && Float(stream.framesWithAPerson) >= fraction * Float(stream.framesSeen)
+    if wasPresent != enough && !(filling && !enough) {
       wasPresent = enough
       emit(.presence(t: t, present: enough))
     }

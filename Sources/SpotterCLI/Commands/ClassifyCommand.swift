@@ -34,6 +34,7 @@ enum ClassifyCommand {
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: 1...64)!
     let reportFile = arguments.values["report"]
+    if let reportFile { try ReportCommand.checkWritable(reportFile) }
     if people > 1
       && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil)
     {

@@ -49,6 +49,7 @@ enum CountCommand {
     if people > 1 && reportFile != nil {
       throw CLIError.usage("--report is for one person", command: command)
     }
+    if let reportFile { try ReportCommand.checkWritable(reportFile) }
     let json = arguments.flag("json")
     let output = TextOutput.standardOutput()
     let printer = EventPrinter(output: output)

@@ -80,6 +80,31 @@ enum ReportCommand {
 
   /// The report's page at `path`, and with `json` its data beside it; returns what was
   /// written, each with its size. Each file is written whole or not at all.
+  /// Fails now, before a stream is run, when the page could not be written at `path` at its
+  /// end: its folder is missing or not writable, or the file is there and not writable. A live
+  /// stream must not find out after the workout.
+  static func checkWritable(_ path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    let folder = url.deletingLastPathComponent().path
+    var isFolder: ObjCBool = false
+    let problem: String?
+    if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+      || !isFolder.boolValue
+    {
+      problem = "its folder \(folder) does not exist"
+    } else if access(folder, W_OK) != 0 {
+      problem = "its folder \(folder) is not writable"
+    } else if FileManager.default.fileExists(atPath: url.path), access(url.path, W_OK) != 0 {
+      problem = "the file is not writable"
+    } else {
+      problem = nil
+    }
+    if let problem {
+      throw CLIError.failure(
+        "cannot write \(path): \(problem)", hint: "choose another place with --report.")
+    }
+  }
+
   static func write(_ report: SessionReport, to path: String, json: Bool) throws -> [String] {
     let page = Data(ReportPage.html(report).utf8)
     var written: [String] = []
