@@ -81,7 +81,18 @@ import Testing
       let summary = events.last { $0["type"] as? String == "summary" }
       return (summary?["exercises"] as? [String: [String: Any]])?["squat"]
     }
-    #expect(DaemonTests.summary(try events([]))["squat"] == 8)
+    let all = try events([])
+    #expect(DaemonTests.summary(all)["squat"] == 8)
+    // The summary's range of motion, as a session's: the knee's, from the reps' angles.
+    let range = try #require(squat(all)?["range_of_motion"] as? [String: Any])
+    #expect(range["joint"] as? String == "knee")
+    let bestRange = all.filter { $0["type"] as? String == "rep" }.compactMap { rep in
+      ((rep["angles"] as? [String: Any])?["left"] as? [String: Double]).map {
+        abs($0["top"]! - $0["bottom"]!)
+      }
+    }.max()
+    let best = try #require((range["left"] as? [String: Double])?["best"])
+    #expect(abs(best - (bestRange ?? -1)) < 0.1, "\(range)")
     for goal in ["5", "squat:5"] {
       let counted = try events(["--goal", goal])
       let reps = counted.filter { $0["type"] as? String == "rep" }

@@ -387,20 +387,22 @@ public final class Session {
 }
 
 /// One exercise's rep ranges on each side, in degrees: the last 64 for the median, the best of
-/// all. Allocated when the session starts.
-struct AngleRanges {
-  let label: String
-  let joint: JointAngle
+/// all; the summary's `range_of_motion` (a session's, and `spotter count`'s). Allocated when
+/// the session starts.
+public struct AngleRanges: Sendable {
+  public let label: String
+  public let joint: JointAngle
   private var left = RunningMedian(capacity: 64)
   private var right = RunningMedian(capacity: 64)
   private var best: (left: Double, right: Double) = (0, 0)
 
-  init(label: String, joint: JointAngle) {
+  public init(label: String, joint: JointAngle) {
     self.label = label
     self.joint = joint
   }
 
-  mutating func add(_ angles: JointAngles) {
+  /// Takes a rep's angles.
+  public mutating func add(_ angles: JointAngles) {
     if let side = angles.left {
       left.add(Float(side.range))
       best.left = max(best.left, side.range)
@@ -411,7 +413,8 @@ struct AngleRanges {
     }
   }
 
-  var summary: AngleSummary? {
+  /// The reps' ranges so far, nil before a rep had a side seen.
+  public var summary: AngleSummary? {
     let l = left.median.map { AngleSummary.Side(best: best.left, median: Double($0)) }
     let r = right.median.map { AngleSummary.Side(best: best.right, median: Double($0)) }
     guard l != nil || r != nil else { return nil }

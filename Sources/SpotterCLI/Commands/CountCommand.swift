@@ -115,10 +115,21 @@ enum CountCommand {
     var pipeline = FramePipeline()
     /// When a goal was reached (nil while the set goes on): later ticks are not counted.
     var goalReached: Double?
+    /// The reps' ranges of the definition's `range_joint`, for the summary.
+    var ranges: AngleRanges?
 
     init(id: Int, counter: RepCounter) {
       self.id = id
       self.counter = counter
+      ranges = counter.definition.rangeJoint.map {
+        AngleRanges(label: counter.definition.label, joint: $0)
+      }
+    }
+
+    /// Reports the counter's event, after taking a rep's angles for the summary.
+    func take(_ event: RepEvent, exercise: String, report: (SpotterEvent) -> Void) {
+      if case .rep(let rep) = event, let angles = rep.angles { ranges?.add(angles) }
+      SpotterEvent.events(of: event, exercise: exercise, backfilled: false, emit: report)
     }
   }
 
@@ -176,9 +187,7 @@ enum CountCommand {
         }
         lastTick = t
         entry.counter.process(pose, t: t) { event in
-          SpotterEvent.events(of: event, exercise: name, backfilled: false) {
-            report($0, person: person)
-          }
+          entry.take(event, exercise: name) { report($0, person: person) }
         }
         checkGoal(entry, at: t)
       }
@@ -220,9 +229,7 @@ enum CountCommand {
     // short as deep as the person's reps, counts.
     for entry in counters where entry.goalReached == nil {
       entry.counter.finish(at: last) { event in
-        SpotterEvent.events(of: event, exercise: name, backfilled: false) {
-          report($0, person: people > 1 ? entry.id : nil)
-        }
+        entry.take(event, exercise: name) { report($0, person: people > 1 ? entry.id : nil) }
       }
       checkGoal(entry, at: last)  // the last rep may have reached it
     }
@@ -231,9 +238,10 @@ enum CountCommand {
     }
     let summaries = counters.map { entry in
       let end = entry.goalReached ?? last
-      let total = ExerciseTotal(
+      var total = ExerciseTotal(
         name: name, reps: entry.counter.count, activeSeconds: end - (first ?? end),
         goalsReached: entry.goalReached == nil ? 0 : 1)
+      total.angles = entry.ranges?.summary
       return (
         person: people > 1 ? entry.id : nil,
         summary: SpotterEvent.summary(
