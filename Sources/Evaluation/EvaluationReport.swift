@@ -13,6 +13,8 @@ public struct EvaluationReport: Sendable {
   public private(set) var reps: [RepScore] = []
   /// Clips whose label the model does not know (skipped for accuracy).
   public private(set) var unknownLabels: [String: Int] = [:]
+  /// Clips that give reps under a label no exercise definition counts (not counted).
+  public private(set) var uncountedLabels: [String: Int] = [:]
   /// Clips given the wrong label, in the order added: where to look first.
   public private(set) var mislabelled: [MislabelledClip] = []
 
@@ -20,6 +22,9 @@ public struct EvaluationReport: Sendable {
     self.labels = labels
     confusion = Array(repeating: Array(repeating: 0, count: labels.count), count: labels.count)
   }
+
+  /// Notes a clip that gives reps under `label`, which no exercise definition counts.
+  public mutating func addUncounted(label: String) { uncountedLabels[label, default: 0] += 1 }
 
   /// Adds one clip's classification: its window predictions (argmax each) and its scores.
   /// `clip` names it (file and start) in the list of mislabelled clips.

@@ -185,6 +185,24 @@ import Testing
     #expect(try report(["--workouts", "--frame-rate", "1"])["found"] as? Int == 0)
   }
 
+  /// A clip whose label no definition counts (a typo) is said to be left out, not silently.
+  @Test func evalNamesRepClipsNoDefinitionCounts() throws {
+    let folder = Fixtures.temporaryFolder()
+    _ = try SpotterProcess.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "4", "--seed", "43",
+    ])
+    let path = folder + "/annotations.json"
+    let text = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self)
+    try text.replacingOccurrences(of: "\"squat\"", with: "\"squats\"")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try SpotterProcess.run(["eval", "--annotations", path, "--reps-only"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stdout.contains(
+        "(1 clip labelled 'squats' gives reps, but no exercise definition has that label: not "
+          + "counted)"), "\(result.stdout)")
+  }
+
   @Test(arguments: [
     (["synth"], "Error: --output DIR is required"),
     (["synth", "--output", "/tmp/x", "--exercise", "burpee"], "Error: unknown exercise 'burpee'"),

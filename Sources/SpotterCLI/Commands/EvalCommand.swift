@@ -202,6 +202,8 @@ enum EvalCommand {
         report.addReps(
           RepScore(
             file: annotation.fileName, label: annotation.label, truth: truth, counted: counted))
+      } else if truth != nil {
+        report.addUncounted(label: annotation.label)
       }
       progress.advance(to: index + 1)
     }

@@ -23,9 +23,15 @@ enum EvalOutput {
       sections.append(repTable("Rep counting", report.reps))
       if worst > 0 { sections.append(worstClips(report.reps, worst)) }
     }
+    let uncounted = report.uncountedLabels.sorted { $0.key < $1.key }.map { label, count in
+      "(\(count) clip\(count == 1 ? "" : "s") labelled '\(label)' give\(count == 1 ? "s" : "") reps, "
+        + "but no exercise definition has that label: not counted)"
+    }
     return sections.isEmpty
-      ? "Nothing to score: no clips the model knows, and no reps."
-      : sections.joined(separator: "\n\n")
+      ? (["Nothing to score: no clips the model knows, and no reps."] + uncounted).joined(
+        separator: "\n")
+      : (sections + (uncounted.isEmpty ? [] : [uncounted.joined(separator: "\n")])).joined(
+        separator: "\n\n")
   }
 
   static func classification(_ report: EvaluationReport) -> String {
