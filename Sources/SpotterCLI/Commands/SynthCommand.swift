@@ -32,7 +32,10 @@ enum SynthCommand {
         default: "coco17"),
       .value("units", "UNITS", "pixels or normalized.", default: "pixels"),
       .value("origin", "ORIGIN", "top-left or bottom-left.", default: "top-left"),
-      .value("partial", "N", "Partial reps (not counted) added to every set.", default: "0"),
+      .value(
+        "partial", "N",
+        "Abandoned dips added to every set: a tenth to a fifth of a rep's depth, not reps (under "
+          + "a detector's noise floor, counters pass them over without a word).", default: "0"),
       .value(
         "realism", "KIND",
         "clean (full reps, whole body in view) or everyday (shallow sets, pauses, equipment, "
