@@ -274,6 +274,14 @@ import Testing
     }
   }
 
+  @Test func aMissingAnnotationFileIsSaidToBeMissing() {
+    #expect {
+      _ = try Annotations.read("/nonexistent-folder/annotations.json")
+    } throws: { error in
+      (error as? PoseFileError)?.message == "no such annotation file"
+    }
+  }
+
   @Test func annotationsReadWithRepsAndBoundsAndResolvedPaths() throws {
     let text =
       #"[{"file_name":"clips/a.jsonl","label":"squat","start_time":0,"end_time":8,"reps":2,"#

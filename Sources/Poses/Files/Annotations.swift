@@ -49,7 +49,10 @@ public enum Annotations {
   /// - Throws: `PoseFileError` naming the entry and field that is wrong.
   public static func read(_ path: String) throws -> [Annotation] {
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw PoseFileError(file: path, message: "cannot read the annotation file")
+      let missing = !FileManager.default.fileExists(atPath: path)
+      throw PoseFileError(
+        file: path, message: missing ? "no such annotation file" : "cannot read the annotation file"
+      )
     }
     let entries: [Annotation]
     do {
