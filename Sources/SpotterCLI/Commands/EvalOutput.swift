@@ -49,7 +49,10 @@ enum EvalOutput {
           + "\(report.confusion[k].reduce(0, +))"
       )
     }
-    lines += ["", "Confusion (rows: truth, columns: predicted, in label order):"]
+    lines += [
+      "", "Confusion (rows: truth, columns: predicted, headed by their labels' first letters):",
+      padded("", 16) + report.labels.map { " " + String($0.prefix(3)) }.joined(),
+    ]
     for (k, label) in report.labels.enumerated() where report.confusion[k].reduce(0, +) > 0 {
       lines.append(
         padded(label, 16) + report.confusion[k].map { String(format: "%4d", $0) }.joined())
@@ -78,9 +81,10 @@ enum EvalOutput {
     return lines.joined(separator: "\n")
   }
 
-  /// A rep-count table: per label and all, clips, MAE and the share within one rep.
+  /// A rep-count table: per label and all, clips, relative MAE (|counted − done| / done) and
+  /// the share within one rep.
   static func repTable(_ title: String, _ scores: [RepScore]) -> String {
-    var lines = [padded(title, 22) + "clips   MAE     within one rep"]
+    var lines = [padded(title, 22) + "clips   rel.MAE within one rep"]
     for label in scores.labels {
       lines.append(row(label, scores.error(for: label)!))
     }
