@@ -49,6 +49,25 @@ import Testing
           + "exist"), "\(result.stderr)")
   }
 
+  /// `exercises` lists every definition, and says which ones the model can never start (a
+  /// label it does not know: a typo, or an exercise it was not trained on).
+  @Test func exercisesSaysWhichDefinitionsTheModelCannotStart() throws {
+    let folder = Fixtures.temporaryFolder("exercises-labels")
+    let squat = String(
+      decoding: FileManager.default.contents(
+        atPath: repositoryRoot + "/Sources/RepCounting/Definitions/squat.json")!, as: UTF8.self)
+    try squat.replacingOccurrences(of: "\"name\": \"squat\"", with: "\"name\": \"deep_squat\"")
+      .replacingOccurrences(of: "\"label\": \"squat\"", with: "\"label\": \"squats\"")
+      .write(toFile: folder + "/deep_squat.json", atomically: true, encoding: .utf8)
+    let result = try SpotterProcess.run(["exercises", "--exercises", folder])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("deep_squat (label squats"))
+    #expect(
+      result.stdout.contains(
+        "the model has no label 'squats': only 'spotter count --exercise deep_squat' counts it"))
+    #expect(result.stdout.components(separatedBy: "the model has no label").count == 2)
+  }
+
   /// The rehab mode: a squatter's knees bend and straighten; the range is the difference.
   @Test func measureFollowsAJointsAngle() throws {
     let path = Fixtures.file(Fixtures.squatFile(frames: 120, fps: 30))

@@ -1,3 +1,4 @@
+import ActionModel
 import ArgumentParsing
 import Foundation
 import RepCounting
@@ -8,8 +9,14 @@ enum ExercisesCommand {
     name: "exercises",
     summary: "List the exercise definitions: engine, signal, thresholds.",
     options: [
-      .flag("json", "Print the definitions as a JSON array.")
+      .flag("json", "Print the definitions as a JSON array."),
+      WeightsLocation.option,
     ] + ExerciseCatalogueOption.options + [],
+    discussion: """
+      A definition whose label the model (--weights, $SPOTTER_WEIGHTS or the default) does not
+      know is never started by the classifier: only 'spotter count --exercise NAME' counts it,
+      and the list says so.
+      """,
     run: run
   )
 
@@ -21,12 +28,21 @@ enum ExercisesCommand {
       print(String(decoding: try encoder.encode(catalogue.definitions), as: UTF8.self))
       return 0
     }
+    // The model's labels, to say which definitions the classifier can never start; a list
+    // that cannot find a model still lists.
+    let modelLabels = (try? WeightsLocation.resolve(arguments.string("weights")))
+      .flatMap { try? WeightsFile.load($0) }?.labels
     for definition in catalogue.definitions {
       let isDefault = catalogue.definition(forLabel: definition.label)?.name == definition.name
       print(
         "\(definition.name) (label \(definition.label)\(isDefault ? ", default" : ""), "
           + "\(definition.engine.rawValue) engine)"
       )
+      if let modelLabels, !modelLabels.contains(definition.label) {
+        print(
+          "  note        the model has no label '\(definition.label)': only 'spotter count "
+            + "--exercise \(definition.name)' counts it")
+      }
       switch definition.counting {
       case .signal(let counting):
         printSignal(counting, as: "signal")
