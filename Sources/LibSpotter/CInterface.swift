@@ -60,8 +60,12 @@ private func stream(_ pointer: OpaquePointer) -> CStream { object(pointer) }
 
 @_cdecl("spotter_model_load")
 public func spotterModelLoad(
-  _ path: UnsafePointer<CChar>, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+  _ path: UnsafePointer<CChar>?, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
+  guard let path else {
+    writeError("no weights file given (the path is NULL)", errorBuffer, errorSize)
+    return nil
+  }
   do {
     let classifier = try WeightsFile.load(String(cString: path))
     return handle(CModel(classifier: classifier))

@@ -13,6 +13,11 @@ final class CSession {
   let people: PeopleSession?
   var frame = PeopleFrame()
   var pending = ""
+  /// A stream of several people refuses bad frame times here, before its people's sessions
+  /// each would (one `error` event, not one a person).
+  var frameTimes = FrameTimes()
+  /// Finished: the stream is over; later frames are refused and another finish adds nothing.
+  var finished = false
 
   init(runtime: Runtime) {
     session = runtime.makeSession()
@@ -32,8 +37,12 @@ final class CSession {
   }
 
   func push() {
-    if let session {
+    if finished {
+      collect(.error(t: nil, line: nil, message: "frame after the session finished: skipped"))
+    } else if let session {
       session.push(frame) { collect($0) }
+    } else if let problem = frameTimes.problem(with: frame.t) {
+      collect(.error(t: nil, line: nil, message: problem))
     } else {
       people!.push(frame) { collect($1, person: $0) }
     }
@@ -116,6 +125,8 @@ public func spotterSessionPushPose(
 @_cdecl("spotter_session_finish")
 public func spotterSessionFinish(_ pointer: OpaquePointer) -> Int32 {
   let box = session(pointer)
+  guard !box.finished else { return box.waiting }
+  box.finished = true
   if let session = box.session {
     session.finish { box.collect($0) }
   } else {

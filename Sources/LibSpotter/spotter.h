@@ -18,8 +18,11 @@ extern "C" {
 typedef struct spotter_model spotter_model;
 typedef struct spotter_stream spotter_stream;
 
-/* Loads a weights file. On failure returns NULL and writes the reason, NUL-terminated and
- * cut to error_size bytes, into error (which may be NULL). */
+/* Every handle passed to a function must be one this library made and has not freed (never
+ * NULL); the *_free functions take NULL and do nothing. */
+
+/* Loads a weights file. On failure (a NULL path too) returns NULL and writes the reason,
+ * NUL-terminated and cut to error_size bytes, into error (which may be NULL). */
 spotter_model *spotter_model_load(const char *path, char *error, size_t error_size);
 void spotter_model_free(spotter_model *model);
 
@@ -56,7 +59,10 @@ void spotter_runtime_free(spotter_runtime *runtime);
 spotter_session *spotter_session_create(spotter_runtime *runtime);
 void spotter_session_free(spotter_session *session);
 /* One frame at time t (seconds, never decreasing): 18 canonical joints (x, y, confidence) in
- * Create ML order, y down; NULL for nobody. Returns how many events are now waiting. */
+ * Create ML order, y down; NULL for nobody. A joint whose confidence is not positive, or whose
+ * x, y or confidence is not finite, is missing. A frame whose t is not finite or is before the
+ * previous frame's is skipped with an "error" event, as is one after spotter_session_finish;
+ * the stream goes on. Returns how many events are now waiting. */
 int spotter_session_push_pose(spotter_session *session, double t, const float *joints);
 /* A session that follows up to max_people people (1...64), each with their own exercises and
  * counts; every event carries "person" (a stable id from 1). NULL when max_people is out of
@@ -66,7 +72,8 @@ spotter_session *spotter_session_create_people(spotter_runtime *runtime, int max
  * (ids come from where people are, not from their order). Returns events waiting. */
 int spotter_session_push_people(spotter_session *session, double t, const float *joints,
                                 int count);
-/* Ends the stream: the exercise under way ends and a summary follows. Returns events waiting. */
+/* Ends the stream: the exercise under way ends and a summary follows (once: a second call adds
+ * nothing). Returns events waiting. */
 int spotter_session_finish(spotter_session *session);
 /* Copies the waiting events, one JSON object per line, NUL-terminated, into buffer and clears
  * them. Returns the bytes needed (without the NUL): when that is at least buffer_size, nothing

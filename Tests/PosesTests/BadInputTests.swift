@@ -274,6 +274,21 @@ import Testing
     }
   }
 
+  /// Joints from C with a coordinate or a score that is not a finite number are missing, so
+  /// one bad value cannot reach the features or the rep signals.
+  @Test func jointsFromCWithNonFiniteValuesAreMissing() {
+    var triples = [Float](repeating: 0, count: 3 * CanonicalJoint.count)
+    for joint in 0..<CanonicalJoint.count {
+      (triples[3 * joint], triples[3 * joint + 1], triples[3 * joint + 2]) = (10, 20, 0.9)
+    }
+    triples[0] = .nan
+    triples[3 + 1] = .infinity
+    triples[6 + 2] = .nan
+    let pose = triples.withUnsafeBufferPointer { Pose(triples: $0.baseAddress!) }
+    #expect(pose.joints[0].isMissing && pose.joints[1].isMissing && pose.joints[2].isMissing)
+    #expect(pose.presentCount() == CanonicalJoint.count - 3)
+  }
+
   @Test func aMissingAnnotationFileIsSaidToBeMissing() {
     #expect {
       _ = try Annotations.read("/nonexistent-folder/annotations.json")

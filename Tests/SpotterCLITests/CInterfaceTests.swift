@@ -128,6 +128,69 @@ import Testing
     #expect(lines[4] == "waiting 1 needed-again 1 cleared 1 summary 1")
   }
 
+  /// What a host program may send by mistake goes into the events as errors, and the process
+  /// goes on: a frame time that goes back or is not finite, a joint whose coordinates are not
+  /// finite (missing), a frame after finish, a second finish, a NULL weights path.
+  static let badInputProgram = #"""
+    #include "spotter.h"
+    #include <math.h>
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+
+    static int count(const char *text, const char *what) {
+      int n = 0;
+      for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+      return n;
+    }
+
+    int main(int argc, char **argv) {
+      char error[256];
+      spotter_model *none = spotter_model_load(NULL, error, sizeof error);
+      printf("null path: %s %s\n", none ? "model" : "null", error);
+      spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
+      spotter_runtime *runtime = spotter_runtime_create(model, error, sizeof error);
+      spotter_session *session = spotter_session_create(runtime);
+      float joints[54];
+      for (int j = 0; j < 18; j++) {
+        joints[3 * j] = 300 + 10 * (j % 3);
+        joints[3 * j + 1] = 100 + 20 * j;
+        joints[3 * j + 2] = 0.9f;
+      }
+      for (int t = 0; t < 60; t++) spotter_session_push_pose(session, t / 30.0, joints);
+      spotter_session_push_pose(session, 1.0, joints);       /* back in time */
+      spotter_session_push_pose(session, NAN, joints);       /* not a number */
+      spotter_session_push_pose(session, INFINITY, joints);  /* not finite */
+      joints[0] = NAN;                                       /* a joint not seen */
+      for (int t = 60; t < 90; t++) spotter_session_push_pose(session, t / 30.0, joints);
+      spotter_session_finish(session);
+      spotter_session_push_pose(session, 9.0, joints);       /* after finish */
+      spotter_session_finish(session);                       /* again */
+      size_t needed = spotter_session_read_events(session, NULL, 0);
+      char *events = malloc(needed + 1);
+      spotter_session_read_events(session, events, needed + 1);
+      printf("errors %d before %d finite %d after-finish %d summaries %d bad_lines %d\n",
+             count(events, "\"type\":\"error\""), count(events, "before the previous"),
+             count(events, "not a finite number"), count(events, "after the session finished"),
+             count(events, "\"type\":\"summary\""), count(events, "\"bad_lines\":3"));
+      spotter_session_free(session);
+      spotter_runtime_free(runtime);
+      spotter_model_free(model);
+      return 0;
+    }
+    """#
+
+  @Test func badInputFromAHostProgramIsReportedAndTheStreamGoesOn() throws {
+    let (status, text) = try Self.compileAndRun(
+      Self.badInputProgram, arguments: [repositoryRoot + "/Weights/tiny.spotter"])
+    #expect(status == 0, "\(text)")
+    let lines = text.split(separator: "\n").map(String.init)
+    try #require(lines.count == 2, "\(text)")
+    #expect(lines[0] == "null path: null no weights file given (the path is NULL)")
+    #expect(
+      lines[1] == "errors 4 before 1 finite 2 after-finish 1 summaries 1 bad_lines 1", "\(text)")
+  }
+
   /// Several people through C: frames from a file (per line: t, the number of people, then
   /// their 18 joints' x y c each), events printed as they are read back.
   static let peopleProgram = #"""

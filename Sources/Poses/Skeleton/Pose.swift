@@ -27,12 +27,15 @@ public struct Pose: Equatable, Sendable {
   public init() { joints = .init(repeating: .missing) }
 
   /// A pose from C (`spotter.h`): J = 18 (x, y, confidence) float triples in canonical order.
-  /// A joint whose confidence is not a positive finite number is missing.
+  /// A joint whose confidence is not a positive finite number, or whose x or y is not finite,
+  /// is missing.
   public init(triples: UnsafePointer<Float>) {
     self.init()
     for index in 0..<CanonicalJoint.count {
       let confidence = triples[3 * index + 2]
-      if confidence > 0 && confidence.isFinite {
+      if confidence > 0 && confidence.isFinite && triples[3 * index].isFinite
+        && triples[3 * index + 1].isFinite
+      {
         joints[index] = Joint(
           x: triples[3 * index], y: triples[3 * index + 1], confidence: confidence)
       }

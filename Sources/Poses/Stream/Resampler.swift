@@ -38,18 +38,21 @@ public struct Resampler: Sendable {
   /// the tick's time.
   ///
   /// - Parameters:
-  ///   - t: the frame's time in seconds; never less than the previous frame's.
+  ///   - t: the frame's time in seconds. A frame whose time is not a finite number, or is before
+  ///     the previous frame's, is ignored: the stream's readers and sessions refuse such frames
+  ///     with an error first (`Session.push`); here they must not stop the process.
   ///   - pose: the followed person, or `.nobody`.
   public mutating func push(t: Double, pose: Pose, emit: (_ pose: Pose, _ t: Double) throws -> Void)
     rethrows
   {
+    guard t.isFinite else { return }
     guard let (t0, before) = previous else {
       previous = (t, pose)
       start = t
       try emitTick(pose, emit)
       return
     }
-    precondition(t >= t0, "resampler input went back in time: \(t) after \(t0)")
+    guard t >= t0 else { return }
     let gap = t - t0
     if gap > longestGap {
       while tickTime <= t0 + longestGap + 1e-9 {

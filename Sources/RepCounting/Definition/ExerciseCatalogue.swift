@@ -17,7 +17,7 @@ public struct ExerciseCatalogue: Sendable {
   /// - Throws: `DefinitionError` naming the file and field of the first bad definition, or both
   ///   files of a name used twice in one folder.
   public static func load(adding folder: String? = nil) throws -> ExerciseCatalogue {
-    var byName = try definitions(in: builtInFolder)
+    var byName = try definitions(in: try builtInFolder())
     if let folder {
       byName.merge(try definitions(in: folder)) { _, added in added }
     }
@@ -42,8 +42,38 @@ public struct ExerciseCatalogue: Sendable {
     return byName.mapValues(\.definition)
   }
 
-  /// The folder of built-in definitions inside the package's resource bundle.
-  static var builtInFolder: String { Bundle.module.resourcePath! + "/Definitions" }
+  /// The folder of built-in definitions: in the package's resource bundle
+  /// (`Spotter_RepCounting.resources`), beside the program, or beside the library that holds
+  /// this code (an app that embeds libspotter ships the bundle next to it), else in the
+  /// sources it was built from. `Bundle.module` looks in the first and the build folder only,
+  /// and stops the process when neither is there: an app on another machine must get an
+  /// error it can show instead.
+  ///
+  /// - Throws: `DefinitionError` saying where it looked.
+  static func builtInFolder() throws -> String {
+    let bundle = "Spotter_RepCounting.resources"
+    // Bundle(for:) is the folder of the binary that holds the class: the library's, when
+    // this code is in libspotter.
+    var places = [Bundle.main.bundleURL, Bundle(for: CatalogueMarker.self).bundleURL].map {
+      $0.appendingPathComponent(bundle).path
+    }
+    places = places.enumerated().filter { places.firstIndex(of: $0.element) == $0.offset }.map {
+      $0.element
+    }
+    let found = places.map { $0 + "/Definitions" }.first {
+      FileManager.default.fileExists(atPath: $0)
+    }
+    if let found { return found }
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Definitions").path
+    if FileManager.default.fileExists(atPath: sources) { return sources }
+    throw DefinitionError(
+      file: bundle, field: "",
+      message:
+        "the built-in exercise definitions are not installed: looked in "
+        + places.joined(separator: " and ") + "; ship that folder beside the program or "
+        + "libspotter")
+  }
 
   private static func files(in folder: String) throws -> [String] {
     var isFolder: ObjCBool = false
@@ -84,3 +114,6 @@ public struct ExerciseCatalogue: Sendable {
     }
   }
 }
+
+/// A class in this module, for `Bundle(for:)`.
+private final class CatalogueMarker {}

@@ -60,6 +60,9 @@ public final class Session {
   /// Per exercise with a `range_joint`: each side's rep ranges (degrees) and its best.
   @exclusivity(unchecked) private var angleRanges: [AngleRanges] = []
   @exclusivity(unchecked) public private(set) var badLines = 0
+  /// The frames' times so far, to refuse one that is not a number or goes back: a caller of
+  /// the library may send anything, where the pose-file readers have already mended them.
+  @exclusivity(unchecked) private var frameTimes = FrameTimes()
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   @exclusivity(unchecked) private var positionsAreLost = false
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
@@ -115,8 +118,16 @@ public final class Session {
   public var currentReps: Int { counter?.count ?? 0 }
 
   /// Takes one decoded frame; calls `emit` with each event it causes. `emit` must not call
-  /// back into this session (as none of the session's callbacks may).
+  /// back into this session (as none of the session's callbacks may). A frame whose time is
+  /// not finite or is before the previous frame's is refused with an `error` event (and
+  /// counted in the summary's `bad_lines`); the stream goes on.
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
+    if let problem = frameTimes.problem(with: frame.t) {
+      while predictionDue { makeDuePrediction(emit: emit) }
+      badLines += 1
+      emit(.error(t: nil, line: nil, message: problem))
+      return
+    }
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
     if pipeline.takeovers != takeoversSeen {
       takeoversSeen = pipeline.takeovers
