@@ -117,6 +117,29 @@ import Testing
     #expect(startsEmpty ? firstInView > 3 : firstInView < 1.5, "\(presence)")
   }
 
+  /// One movement is never counted by two exercises: when the classifier switches, the new
+  /// exercise's backfill starts after the last rep the old one counted, and the old set ends
+  /// no earlier than that rep. Six squats whose first one the classifier first takes for a
+  /// lunge (`spotter synth --exercise squat --reps 6 --seed 5 --fps 30`): the lunge counted it,
+  /// and the squats' backfill counted it again (7 reps for 6).
+  @Test func aMovementIsCountedByOneExerciseOnly() {
+    var options = RecordingOptions()
+    options.fps = 30
+    let recording = Recorder.record(.single(.squat, reps: 6), options: options, seed: 5)
+    let events = Self.run(Self.frames(recording))
+    var reps: [(exercise: String, start: Double, end: Double)] = []
+    for case .rep(_, let exercise, let rep, _) in events {
+      reps.append((exercise, rep.start, rep.end))
+    }
+    #expect(reps.count == 6, "\(reps)")
+    for (index, a) in reps.enumerated() {
+      for b in reps[(index + 1)...] where a.exercise != b.exercise {
+        let overlap = min(a.end, b.end) - max(a.start, b.start)
+        #expect(overlap < 0.5 * min(a.end - a.start, b.end - b.start), "\(a) and \(b)")
+      }
+    }
+  }
+
   static func fromTheFront(_ items: [WorkoutPlan.Item], _ seed: UInt64) -> Recording {
     var options = RecordingOptions()
     options.camera = .front

@@ -300,14 +300,16 @@ public final class Session {
     self.counter = counter
     // Backfill: the engine replays the buffered history first, oldest tick first, from the
     // oldest frame the first confident window saw (earlier frames are the activity before),
-    // but not ticks an engine has already seen: after a switch back, the reps of the earlier
-    // stretch were counted there.
+    // but not ticks an engine has already seen (after a switch back, the reps of the earlier
+    // stretch were counted there), nor those of the set before (up to its end).
     backfill.removeAll(keepingCapacity: true)
     lastRepEnd = -.infinity
     let reach = t - 2 * halfWindow
     for age in stride(from: history.count - 1, through: 0, by: -1) {
       let (time, pose) = history[age: age]
-      guard time > countedUntil[label, default: -.infinity], time >= reach else { continue }
+      guard time > countedUntil[label, default: -.infinity], time >= reach, time > lastEnd else {
+        continue
+      }
       counter.process(pose, t: time) { backfill.append($0) }
       // A goal reached in the backfill ends the set before a live tick: these were counted.
       activeCountedUntil = time
@@ -346,7 +348,9 @@ public final class Session {
     guard let label = activeLabel else { return }
     if let counted = activeCountedUntil { countedUntil[label] = counted }
     activeCountedUntil = nil
-    let t = byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t
+    // Never before the set's last rep ended: its frames are this set's, and the next set's
+    // backfill starts after them (one movement is never counted by two exercises).
+    let t = max(byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t, lastRepEnd)
     lastEnd = t
     let reps = counter?.count ?? 0
     emit(.exerciseEnded(t: t, exercise: label, reps: reps))

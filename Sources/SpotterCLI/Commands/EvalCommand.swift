@@ -202,8 +202,8 @@ enum EvalCommand {
         report.addReps(
           RepScore(
             file: annotation.fileName, label: annotation.label, truth: truth, counted: counted))
-      } else if truth != nil {
-        report.addUncounted(label: annotation.label)
+      } else if truth != nil && annotation.label != Labels.other {
+        report.addUncounted(label: annotation.label)  // `other` is no exercise, by design
       }
       progress.advance(to: index + 1)
     }
