@@ -68,6 +68,33 @@ public func spotterRuntimeCreate(
   }
 }
 
+@_cdecl("spotter_runtime_create_options")
+public func spotterRuntimeCreateOptions(
+  _ model: OpaquePointer, _ exercises: UnsafePointer<CChar>?, _ goals: UnsafePointer<CChar>?,
+  _ predictions: Int32, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+) -> OpaquePointer? {
+  let classifier = object(model, as: CModel.self).classifier
+  var options = SessionOptions()
+  options.reportPredictions = predictions != 0
+  for text in (goals.map { String(cString: $0) } ?? "").split(separator: ",") {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    guard let goal = Goal(trimmed) else {
+      writeError(
+        "a goal takes REPS, SECONDSs, EXERCISE:REPS or EXERCISE:SECONDSs (e.g. squat:20, 60s), "
+          + "got '\(trimmed)'", errorBuffer, errorSize)
+      return nil
+    }
+    options.goals.append(goal)
+  }
+  do {
+    let catalogue = try ExerciseCatalogue.load(adding: exercises.map { String(cString: $0) })
+    return handle(Runtime(classifier: classifier, catalogue: catalogue, options: options))
+  } catch {
+    writeError("\(error)", errorBuffer, errorSize)
+    return nil
+  }
+}
+
 @_cdecl("spotter_runtime_free")
 public func spotterRuntimeFree(_ pointer: OpaquePointer?) {
   release(pointer, as: Runtime.self)
