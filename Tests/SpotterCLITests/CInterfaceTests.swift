@@ -130,7 +130,9 @@ import Testing
 
   /// What a host program may send by mistake goes into the events as errors, and the process
   /// goes on: a frame time that goes back or is not finite, a joint whose coordinates are not
-  /// finite (missing), a frame after finish, a second finish, a NULL weights path.
+  /// finite (missing), a frame after finish, a second finish, a NULL weights path. Session
+  /// options: a bad goal or a missing folder of definitions is an error that says which;
+  /// prediction events come when asked for.
   static let badInputProgram = #"""
     #include "spotter.h"
     #include <math.h>
@@ -149,7 +151,14 @@ import Testing
       spotter_model *none = spotter_model_load(NULL, error, sizeof error);
       printf("null path: %s %s\n", none ? "model" : "null", error);
       spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
-      spotter_runtime *runtime = spotter_runtime_create(model, error, sizeof error);
+      spotter_runtime *bad = spotter_runtime_create_options(model, NULL, "squat:20, squat:many",
+                                                            0, error, sizeof error);
+      printf("bad goal: %s %s\n", bad ? "runtime" : "null", error);
+      bad = spotter_runtime_create_options(model, "/nonexistent-definitions", NULL, 0, error,
+                                           sizeof error);
+      printf("no folder: %s %s\n", bad ? "runtime" : "null", error);
+      spotter_runtime *runtime = spotter_runtime_create_options(model, NULL, "squat:20, 60s", 1,
+                                                                error, sizeof error);
       spotter_session *session = spotter_session_create(runtime);
       float joints[54];
       for (int j = 0; j < 18; j++) {
@@ -173,6 +182,7 @@ import Testing
              count(events, "\"type\":\"error\""), count(events, "before the previous"),
              count(events, "not a finite number"), count(events, "after the session finished"),
              count(events, "\"type\":\"summary\""), count(events, "\"bad_lines\":3"));
+      printf("predictions %d\n", count(events, "\"type\":\"prediction\"") > 0);
       spotter_session_free(session);
       spotter_runtime_free(runtime);
       spotter_model_free(model);
@@ -180,68 +190,22 @@ import Testing
     }
     """#
 
-  /// Session options from C: a bad goal or a missing folder of definitions is an error that
-  /// says which; prediction events come when asked for.
-  static let optionsProgram = #"""
-    #include "spotter.h"
-    #include <stdio.h>
-    #include <stdlib.h>
-    #include <string.h>
-
-    int main(int argc, char **argv) {
-      char error[256];
-      spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
-      spotter_runtime *bad = spotter_runtime_create_options(model, NULL, "squat:20, squat:many",
-                                                            0, error, sizeof error);
-      printf("bad goal: %s %s\n", bad ? "runtime" : "null", error);
-      bad = spotter_runtime_create_options(model, "/nonexistent-definitions", NULL, 0, error,
-                                           sizeof error);
-      printf("no folder: %s %s\n", bad ? "runtime" : "null", error);
-      spotter_runtime *runtime = spotter_runtime_create_options(model, NULL, "squat:20, 60s", 1,
-                                                                error, sizeof error);
-      spotter_session *session = spotter_session_create(runtime);
-      float joints[54];
-      for (int j = 0; j < 18; j++) {
-        joints[3 * j] = 300 + 10 * (j % 3);
-        joints[3 * j + 1] = 100 + 20 * j;
-        joints[3 * j + 2] = 0.9f;
-      }
-      for (int t = 0; t < 90; t++) spotter_session_push_pose(session, t / 30.0, joints);
-      size_t needed = spotter_session_read_events(session, NULL, 0);
-      char *events = malloc(needed + 1);
-      spotter_session_read_events(session, events, needed + 1);
-      printf("predictions %d\n", strstr(events, "\"type\":\"prediction\"") != NULL);
-      spotter_session_free(session);
-      spotter_runtime_free(runtime);
-      spotter_model_free(model);
-      return 0;
-    }
-    """#
-
-  @Test func sessionOptionsFromC() throws {
-    let (status, text) = try Self.compileAndRun(
-      Self.optionsProgram, arguments: [repositoryRoot + "/Weights/tiny.spotter"])
-    #expect(status == 0, "\(text)")
-    let lines = text.split(separator: "\n").map(String.init)
-    try #require(lines.count == 3, "\(text)")
-    #expect(
-      lines[0]
-        == "bad goal: null a goal takes REPS, SECONDSs, EXERCISE:REPS or EXERCISE:SECONDSs "
-        + "(e.g. squat:20, 60s), got 'squat:many'")
-    #expect(
-      lines[1].hasPrefix("no folder: null /nonexistent-definitions: no such folder"), "\(text)")
-    #expect(lines[2] == "predictions 1")
-  }
-
-  @Test func badInputFromAHostProgramIsReportedAndTheStreamGoesOn() throws {
+  @Test func badInputAndOptionsFromAHostProgram() throws {
     let (status, text) = try Self.compileAndRun(
       Self.badInputProgram, arguments: [repositoryRoot + "/Weights/tiny.spotter"])
     #expect(status == 0, "\(text)")
     let lines = text.split(separator: "\n").map(String.init)
-    try #require(lines.count == 2, "\(text)")
+    try #require(lines.count == 5, "\(text)")
     #expect(lines[0] == "null path: null no weights file given (the path is NULL)")
     #expect(
-      lines[1] == "errors 4 before 1 finite 2 after-finish 1 summaries 1 bad_lines 1", "\(text)")
+      lines[1]
+        == "bad goal: null a goal takes REPS, SECONDSs, EXERCISE:REPS or EXERCISE:SECONDSs "
+        + "(e.g. squat:20, 60s), got 'squat:many'")
+    #expect(
+      lines[2].hasPrefix("no folder: null /nonexistent-definitions: no such folder"), "\(text)")
+    #expect(
+      lines[3] == "errors 4 before 1 finite 2 after-finish 1 summaries 1 bad_lines 1", "\(text)")
+    #expect(lines[4] == "predictions 1")
   }
 
   /// Several people through C: frames from a file (per line: t, the number of people, then
