@@ -134,31 +134,9 @@ public enum TimelineScoring {
     _ path: String, runtime: Runtime, prepare: ((inout PeopleFrame) -> Bool)? = nil
   ) throws -> [SpotterEvent] {
     var events: [SpotterEvent] = []
-    var source: any PoseSource = try PoseFiles.open(path)
-    if let prepare { source = PreparedSource(source, prepare: prepare) }
-    try runtime.makeSession().run(source) { events.append($0) }
-    return events
-  }
-}
-
-/// A source whose frames pass through `prepare` first: changed, or dropped when it returns
-/// false.
-final class PreparedSource: PoseSource {
-  private let source: any PoseSource
-  private let prepare: (inout PeopleFrame) -> Bool
-
-  init(_ source: any PoseSource, prepare: @escaping (inout PeopleFrame) -> Bool) {
-    self.source = source
-    self.prepare = prepare
-  }
-
-  var header: PoseFileHeader { source.header }
-  var name: String { source.name }
-
-  func next(into frame: inout PeopleFrame) throws -> PoseReadResult {
-    while true {
-      let result = try source.next(into: &frame)
-      guard case .frame = result, !prepare(&frame) else { return result }
+    try runtime.makeSession().run(try PoseFiles.open(path, prepare: prepare)) {
+      events.append($0)
     }
+    return events
   }
 }

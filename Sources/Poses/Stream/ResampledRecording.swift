@@ -22,7 +22,7 @@ public struct ResampledRecording: Sendable {
   public static func read(
     _ path: String, fps: Double = 30, prepare: ((inout PeopleFrame) -> Bool)? = nil
   ) throws -> ResampledRecording {
-    let source = try PoseFiles.open(path)
+    let source = try PoseFiles.open(path, prepare: prepare)
     var pipeline = FramePipeline(fps: fps)
     var frame = PeopleFrame()
     var recording = ResampledRecording(ticks: [])
@@ -31,7 +31,6 @@ public struct ResampledRecording: Sendable {
       case .end: break loop
       case .skipped: recording.badLines += 1
       case .frame:
-        if let prepare, !prepare(&frame) { continue }
         pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
         if pipeline.correctsBoxedFrames && recording.positionsLostAfterTick == nil {
           recording.positionsLostAfterTick = recording.ticks.count - 1

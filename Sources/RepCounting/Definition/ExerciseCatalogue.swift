@@ -54,12 +54,9 @@ public struct ExerciseCatalogue: Sendable {
     let bundle = "Spotter_RepCounting.resources"
     // Bundle(for:) is the folder of the binary that holds the class: the library's, when
     // this code is in libspotter.
-    var places = [Bundle.main.bundleURL, Bundle(for: CatalogueMarker.self).bundleURL].map {
-      $0.appendingPathComponent(bundle).path
-    }
-    places = places.enumerated().filter { places.firstIndex(of: $0.element) == $0.offset }.map {
-      $0.element
-    }
+    let program = Bundle.main.bundleURL.appendingPathComponent(bundle).path
+    let library = Bundle(for: CatalogueMarker.self).bundleURL.appendingPathComponent(bundle).path
+    let places = library == program ? [program] : [program, library]
     let found = places.map { $0 + "/Definitions" }.first {
       FileManager.default.fileExists(atPath: $0)
     }

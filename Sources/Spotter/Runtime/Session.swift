@@ -228,9 +228,9 @@ public final class Session {
     // While a stream's first window fills, it is mostly padding, not an empty room: a stream
     // whose frames so far show a person is not said to have nobody in view.
     let filling =
-      wasPresent == nil && stream.framesSeen < stream.window.capacity
+      !enough && wasPresent == nil && stream.framesSeen < stream.window.capacity
       && Float(stream.framesWithAPerson) >= fraction * Float(stream.framesSeen)
-    if wasPresent != enough && !(filling && !enough) {
+    if wasPresent != enough && !filling {
       wasPresent = enough
       emit(.presence(t: t, present: enough))
     }

@@ -218,10 +218,16 @@ enum EvalCommand {
   static func read(_ annotation: Annotation, _ arguments: ParsedArguments) throws
     -> ResampledRecording
   {
-    guard var shaker = try shaker(for: annotation, arguments) else {
-      return try ResampledRecording.read(annotation.resolvedPath)
-    }
-    return try ResampledRecording.read(annotation.resolvedPath) { shaker.prepare(&$0) }
+    try ResampledRecording.read(
+      annotation.resolvedPath, prepare: try preparation(for: annotation, arguments))
+  }
+
+  /// What `shaker(for:)` does to each frame, nil without detector options.
+  static func preparation(for annotation: Annotation, _ arguments: ParsedArguments) throws
+    -> ((inout PeopleFrame) -> Bool)?
+  {
+    guard var shaker = try shaker(for: annotation, arguments) else { return nil }
+    return { shaker.prepare(&$0) }
   }
 
   /// The --shake, --scores and --frame-rate detector for the annotation's file, nil without
@@ -303,13 +309,9 @@ enum EvalCommand {
     let progress = Progress(total: files.count, unit: "file")
     for (index, file) in files.enumerated() {
       let path = file.annotation.resolvedPath
-      let runtime = runtimes[file.number % runtimes.count]
-      let events: [SpotterEvent]
-      if var shaker = try shaker(for: file.annotation, arguments) {
-        events = try TimelineScoring.run(path, runtime: runtime) { shaker.prepare(&$0) }
-      } else {
-        events = try TimelineScoring.run(path, runtime: runtime)
-      }
+      let events = try TimelineScoring.run(
+        path, runtime: runtimes[file.number % runtimes.count],
+        prepare: try preparation(for: file.annotation, arguments))
       report.add(
         events: events, truth: annotations.map(\.annotation).filter { $0.resolvedPath == path })
       progress.advance(to: index + 1)
