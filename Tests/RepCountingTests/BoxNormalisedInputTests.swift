@@ -105,4 +105,31 @@ import Testing
     let counted = countTicks(name, Self.ticks(take, normalised: true).ticks, positionsAreLost: true)
     #expect(abs(counted - 8) <= 1, "\(name) from \(view): \(counted) of 8")
   }
+
+  /// In frames normalised to their own box, the hands' left-to-right step is measured in the
+  /// frame's own body size: a frame drawn at another scale (the face of a push-up filmed from
+  /// the front dropping below the hands, so the box grows) has not moved them, a hand that
+  /// leaves its place has. Measured in the units of the frame that set the home, the wide
+  /// step of these hands (four body sizes) changed by more than the limit at a scale of 1.4.
+  @Test func anchorsInNormalisedFramesFollowTheFramesOwnScale() {
+    var tracker = AnchorTracker(.init(joints: ["wrist"], maxTravel: 0.5))
+    tracker.relative = true
+    func hands(scale: Float, rightShift: Float = 0) -> Pose {
+      var pose = Pose()
+      pose.joints[CanonicalJoint.leftWrist.rawValue] = Joint(
+        x: 0.1 * scale, y: 0.9 * scale, confidence: 1)
+      pose.joints[CanonicalJoint.rightWrist.rawValue] = Joint(
+        x: (1.1 + rightShift) * scale, y: 0.9 * scale, confidence: 1)
+      return pose
+    }
+    func moves(_ pose: Pose, bodySize: Float, frames: Int) -> Bool {
+      (0..<frames).contains { _ in
+        tracker.moved(pose, bodySize: bodySize, minConfidence: 0.3, afterGap: false)
+      }
+    }
+    #expect(!moves(hands(scale: 1), bodySize: 0.25, frames: 10))
+    #expect(!moves(hands(scale: 1.4), bodySize: 0.35, frames: 10))
+    #expect(!moves(hands(scale: 0.8), bodySize: 0.2, frames: 10))
+    #expect(moves(hands(scale: 0.8, rightShift: 0.4), bodySize: 0.2, frames: 10))
+  }
 }

@@ -14,8 +14,10 @@ import Poses
 /// up next, without calling it a move. Allocates nothing per frame.
 ///
 /// When positions mean little (frames normalised to their own box: `relative`), a sided anchor
-/// is followed instead by the step from its left joint to its right one, which moves only when
-/// one of them does, within twice `maxTravel`.
+/// is followed instead by the step from its left joint to its right one, in the frame's own
+/// body sizes, which moves only when one of them does, within twice `maxTravel`. Each such
+/// frame has a scale of its own (a push-up's face dropping below the hands grows the box), so
+/// a step kept in the units of the frame that set the home would seem to move with the scale.
 struct AnchorTracker {
   let maxTravel: Float
   /// Follow the left-to-right step of each sided anchor instead of where its joints are.
@@ -66,10 +68,12 @@ struct AnchorTracker {
   /// Takes one frame; returns whether an anchor has just moved. `afterGap`: nobody was seen
   /// for a while before this frame.
   mutating func moved(_ pose: Pose, bodySize: Float, minConfidence: Float, afterGap: Bool) -> Bool {
-    let limit = (relative ? 2 : 1) * maxTravel * bodySize
+    let limit = relative ? 2 * maxTravel : maxTravel * bodySize
     var moved = false
     for index in points.indices {
-      guard let seen = place(of: index, in: pose, minConfidence: minConfidence) else {
+      guard
+        let seen = place(of: index, in: pose, bodySize: bodySize, minConfidence: minConfidence)
+      else {
         sinceHome[index] += 1
         continue
       }
@@ -103,7 +107,9 @@ struct AnchorTracker {
 
   /// Where point `index` is: the joint, or (relative) the step from its left joint to its
   /// right one, kept under the left point's index.
-  private func place(of index: Int, in pose: Pose, minConfidence: Float) -> Joint? {
+  private func place(of index: Int, in pose: Pose, bodySize: Float, minConfidence: Float)
+    -> Joint?
+  {
     let point = points[index]
     guard relative, point.side != nil else {
       return point.reference.point(in: pose, side: point.side, minConfidence: minConfidence)
@@ -112,7 +118,7 @@ struct AnchorTracker {
       let left = point.reference.point(in: pose, side: .left, minConfidence: minConfidence),
       let right = point.reference.point(in: pose, side: .right, minConfidence: minConfidence)
     else { return nil }
-    return Joint(x: right.x - left.x, y: right.y - left.y, confidence: 1)
+    return Joint(x: (right.x - left.x) / bodySize, y: (right.y - left.y) / bodySize, confidence: 1)
   }
 
   private static func near(_ joint: Joint, _ home: (x: Float, y: Float), _ limit: Float) -> Bool {
