@@ -69,7 +69,8 @@ if [ -f "${folds[0]}" ]; then
     keep "reps, whole runtime, fold models" "$half" < <(
       "$SPOTTER" eval --annotations "$COUNTIX" --split "$half" --workouts "${fold_weights[@]}" |
         sed -n '/Reps the runtime/,$p')
-    for detector in "at 25 fps:--frame-rate 25" "shaken 0.02:--shake 0.02"; do
+    for detector in "at 25 fps:--frame-rate 25" "at 15 fps:--frame-rate 15" \
+      "shaken 0.02:--shake 0.02"; do
       section "Countix $half half: reps through the whole runtime, fold models, ${detector#*:}"
       # shellcheck disable=SC2086  # the option and its value are two words
       keep "reps, whole runtime, folds, ${detector%%:*}" "$half" < <(
