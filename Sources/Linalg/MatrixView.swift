@@ -9,20 +9,15 @@ public struct MatrixView {
   public let rowStride: Int
 
   public init(_ base: UnsafePointer<Float>, rows: Int, columns: Int, rowStride: Int? = nil) {
-    precondition(rows >= 0 && columns >= 0, "matrix shape [\(rows), \(columns)] is negative")
     self.base = base
     self.rows = rows
     self.columns = columns
-    self.rowStride = rowStride ?? columns
-    precondition(
-      self.rowStride >= max(columns, 1), "row stride \(self.rowStride) < \(columns) columns")
+    self.rowStride = checkedRowStride(rows: rows, columns: columns, rowStride: rowStride)
   }
 
   /// A view over a whole buffer holding `rows × columns` floats.
   public init(_ buffer: UnsafeBufferPointer<Float>, rows: Int, columns: Int) {
-    precondition(
-      buffer.count >= rows * columns,
-      "buffer of \(buffer.count) floats is too small for [\(rows), \(columns)]")
+    checkFits(buffer.count, rows: rows, columns: columns)
     self.init(buffer.baseAddress!, rows: rows, columns: columns)
   }
 }
@@ -35,23 +30,33 @@ public struct MutableMatrixView {
   public let rowStride: Int
 
   public init(_ base: UnsafeMutablePointer<Float>, rows: Int, columns: Int, rowStride: Int? = nil) {
-    precondition(rows >= 0 && columns >= 0, "matrix shape [\(rows), \(columns)] is negative")
     self.base = base
     self.rows = rows
     self.columns = columns
-    self.rowStride = rowStride ?? columns
-    precondition(
-      self.rowStride >= max(columns, 1), "row stride \(self.rowStride) < \(columns) columns")
+    self.rowStride = checkedRowStride(rows: rows, columns: columns, rowStride: rowStride)
   }
 
   public init(_ buffer: UnsafeMutableBufferPointer<Float>, rows: Int, columns: Int) {
-    precondition(
-      buffer.count >= rows * columns,
-      "buffer of \(buffer.count) floats is too small for [\(rows), \(columns)]")
+    checkFits(buffer.count, rows: rows, columns: columns)
     self.init(buffer.baseAddress!, rows: rows, columns: columns)
   }
 
   public var readOnly: MatrixView {
     MatrixView(UnsafePointer(base), rows: rows, columns: columns, rowStride: rowStride)
   }
+}
+
+/// The row stride of a `rows × columns` view (`columns` unless given), checked: a negative
+/// shape or a stride shorter than a row is a programmer's mistake.
+private func checkedRowStride(rows: Int, columns: Int, rowStride: Int?) -> Int {
+  precondition(rows >= 0 && columns >= 0, "matrix shape [\(rows), \(columns)] is negative")
+  let stride = rowStride ?? columns
+  precondition(stride >= max(columns, 1), "row stride \(stride) < \(columns) columns")
+  return stride
+}
+
+/// Checks that a buffer of `count` floats holds a whole `rows × columns` view.
+private func checkFits(_ count: Int, rows: Int, columns: Int) {
+  precondition(
+    count >= rows * columns, "buffer of \(count) floats is too small for [\(rows), \(columns)]")
 }
