@@ -37,6 +37,22 @@ import Poses
 /// jitter measured in the signal itself, capped at `min_range`, so less of a noisier
 /// detector's wobble passes for shallow reps within a set.
 ///
+/// Counting keeps time. A `CadenceEstimator` follows the period of the smoothed signal. Once it
+/// has held a rhythm for two of its periods, swinging at least `partial.min_range`, and a rep
+/// the thresholds alone counted lies within `learn_seconds`, that rhythm is a set, whatever the
+/// size of its reps:
+/// - its swing (a median over periods, never the largest) is the typical range, so one
+///   settling swing cannot set the bar for the reps after it;
+/// - its floors are `partial.min_range` and 3 times the jitter: regularity over seconds tells
+///   it from noise, not its size in one frame's noise;
+/// - the cycles the thresholds passed over in the periods it took to find (too small for a
+///   first rep, or quicker than `min_rep_seconds` when the rhythm itself is quicker) are
+///   counted then (`RecentCycles`): a steady rhythm is never passed over in silence;
+/// - a top it does not come back to within two periods (a settling swing) is refused as
+///   `too_slow` and counting goes on from the rhythm's own tops;
+/// - reps may be as quick as `tempoFloor` of its period, and a rhythm quicker than a second
+///   smooths less, so reps of 0.4 s keep their tops and bottoms.
+///
 /// Real detectors throw a joint across the picture for a frame or two now and then: the raw
 /// signal goes through a median of its last `median_frames` values (7, under a quarter of a
 /// second, unless given) before the EMA, so three wild frames in a row cannot make or break a
@@ -88,6 +104,8 @@ final class SignalEngine: RepEngine {
   @exclusivity(unchecked) private var dipLow = 0.0
   @exclusivity(unchecked) private var dipStart = 0.0
   @exclusivity(unchecked) private var lastTime: Double?
+  /// Seconds between the last two frames read in a row.
+  @exclusivity(unchecked) private var lastFrameStep: Double?
   /// The last six counted reps: range, end, duration, leading side, whether full.
   @exclusivity(unchecked) private var recentReps = FixedRing<
     (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
@@ -112,13 +130,21 @@ final class SignalEngine: RepEngine {
   /// poses shaken (`Sources/RepCounting/README.md`). The cap keeps signals that are small next
   /// to their noise countable.
   private let noiseMultiple: Double
-  private var noiseFloor: Double { min(noiseMultiple * noiseDeviation, minRange) }
+  private var noiseFloor: Double {
+    min((rhythm == nil ? noiseMultiple : Self.rhythmNoiseMultiple) * noiseDeviation, minRange)
+  }
+  /// Within a rhythm, the noise floor is this many times the jitter: a movement that repeats
+  /// cycle after cycle is told from noise by its regularity (the correlation over seconds),
+  /// not by its size in one frame's noise, so reps smaller than 16 times the jitter count.
+  static let rhythmNoiseMultiple = 3.0
   /// The deviation of the signal's frame-to-frame noise, as measured (0 before five reads).
   var noiseDeviation: Double { Double(jitter.median ?? 0) / 5.64 }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three; forgotten after `learn_seconds` without a rep) is not one of this
   /// set's reps.
   static let tempoFloor = 0.4
+  /// No rep, whatever the rhythm, is quicker than this.
+  static let shortestRhythmRep = 0.2
   @exclusivity(unchecked) private var recentDurations = RunningMedian(capacity: 6)
   /// The last rep's trough and drop, until its way back up is known.
   @exclusivity(unchecked) private var pendingTrough: Double?
@@ -136,6 +162,22 @@ final class SignalEngine: RepEngine {
   @exclusivity(unchecked) var onSample: ((SignalSample) -> Void)?
   /// Which of a definition's signals this engine reads (for samples).
   @exclusivity(unchecked) var signalIndex = 0
+  /// The person's cadence in the smoothed signal.
+  @exclusivity(unchecked) private var cadence = CadenceEstimator()
+  /// The last cycles of movement, counted or not.
+  @exclusivity(unchecked) private var cycles = RecentCycles()
+  /// The rhythm the set keeps (`updateRhythm(at:)`), nil outside one.
+  @exclusivity(unchecked) private var rhythm: Cadence?
+  /// The rhythm the estimate last found, and since when it has held (its period within 30%).
+  @exclusivity(unchecked) private var heldRhythm: Cadence?
+  @exclusivity(unchecked) private var lockedSince: Double?
+  /// When the thresholds alone last counted a rep (not a cycle counted for a rhythm).
+  @exclusivity(unchecked) private var lastThresholdRep = -Double.infinity
+  /// A rhythm counts once it has held this many of its periods: a few seconds of regular
+  /// movement in a long video (a detector's wobble, fidgeting) is not yet a set.
+  static let sustainedPeriods = 2.0
+  /// The smallest swing a rhythm of reps has: `partial.min_range` (else `min_range_learned`).
+  private let rhythmFloor: Double
 
   /// - Precondition: the definition's engine is the signal engine.
   init(_ definition: ExerciseDefinition) {
@@ -168,6 +210,7 @@ final class SignalEngine: RepEngine {
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
     partial = definition.partial
+    rhythmFloor = definition.partial?.minRange ?? learnedMinRange
     strict = definition.strict ?? false
     rawValues = FixedRing(capacity: counting.medianLength, repeating: 0)
   }
@@ -181,11 +224,10 @@ final class SignalEngine: RepEngine {
     } else if reason == .end, atBottom, let lastTime, wasCutShort(at: lastTime) {
       finishRep(at: lastTime, cutShort: true, emit: emit)
     } else if atBottom, let smoothed {
-      emit(
-        .rejected(
-          Rejection(
-            reason: reason.rejection, start: peakTime, end: t, rangeOfMotion: peak - smoothed,
-            detail: reason == .outOfSight ? nil : reason.rawValue)))
+      refuse(
+        Rejection(
+          reason: reason.rejection, start: peakTime, end: t, rangeOfMotion: peak - smoothed,
+          detail: reason == .outOfSight ? nil : reason.rawValue), emit: emit)
     }
     abandon()
   }
@@ -206,10 +248,17 @@ final class SignalEngine: RepEngine {
     pendingTrough = nil
     scale = nil
     rawValues.removeAll()
+    cycles.restart()
   }
 
   func reset() {
     startSet()
+    cadence.forget()
+    cycles.removeAll()
+    rhythm = nil
+    heldRhythm = nil
+    lockedSince = nil
+    lastThresholdRep = -.infinity
     jitter.removeAll()
     recentReps.removeAll()
     recentDurations.removeAll()
@@ -225,6 +274,7 @@ final class SignalEngine: RepEngine {
     let noise = noiseFloor
     guard let typical = typicalRange(at: t, fullOnly: false) else { return max(minRange, noise) }
     if strict { return max(learnedMinRange, fullFraction * typical, noise) }
+    if rhythm != nil { return max(rhythmFloor, countFraction * typical, noise) }
     guard inSet(at: t) else { return max(minRange, noise) }
     return max(learnedMinRange, countFraction * typical, noise)
   }
@@ -239,6 +289,7 @@ final class SignalEngine: RepEngine {
   /// Whether a set is under way: the last rep ended within two of the recent reps' median
   /// durations (a pause longer than that, and the next rep must prove itself again).
   private func inSet(at t: Double) -> Bool {
+    if rhythm != nil { return true }
     guard let duration = median(at: t, side: nil, fullOnly: false, of: .duration) else {
       return false
     }
@@ -249,6 +300,7 @@ final class SignalEngine: RepEngine {
   /// leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a little
   /// less looks half as high, and it is held to its own reps, not the other leg's.
   private func typicalRange(at t: Double, fullOnly: Bool) -> Double? {
+    if let rhythm { return rhythm.swing }
     let all = median(at: t, side: nil, fullOnly: fullOnly, of: .range)
     guard let left = median(at: t, side: .left, fullOnly: fullOnly, of: .range),
       let right = median(at: t, side: .right, fullOnly: fullOnly, of: .range)
@@ -311,14 +363,68 @@ final class SignalEngine: RepEngine {
     lastReads.append(read)
   }
 
-  /// The median of the last `median_frames` raw values (fewer at the start or after a gap).
-  private func medianOfRecent(_ value: Double) -> Double {
+  /// The median of the last `median_frames` raw values (fewer at the start or after a gap),
+  /// or of the last `length`, if fewer.
+  private func medianOfRecent(_ value: Double, length: Int) -> Double {
     rawValues.append(value)
     return withUnsafeTemporaryAllocation(of: Double.self, capacity: rawValues.capacity) {
       sorted in
       var count = 0
-      for held in rawValues { count = Self.insert(held, into: sorted, count) }
+      for age in 0..<min(length, rawValues.count) {
+        count = Self.insert(rawValues[age: age], into: sorted, count)
+      }
       return sorted[count / 2]
+    }
+  }
+
+  /// How many frames the median spans and how much of each new value the EMA takes: the
+  /// definition's, but lighter for a rhythm quicker than a second, so that reps of half a
+  /// second keep their tops and bottoms (the median spans at most a fifth of a cycle).
+  private var smoothingForRhythm: (median: Int, alpha: Double) {
+    guard let rhythm, rhythm.period < 1, let frameStep = lastFrameStep, frameStep > 0 else {
+      return (rawValues.capacity, alpha)
+    }
+    let span = Int(rhythm.period / frameStep / 5)
+    return (min(rawValues.capacity, max(3, span | 1)), min(1, alpha / rhythm.period))
+  }
+
+  /// Feeds the smoothed signal to the cadence estimate, and takes the rhythm it finds if that
+  /// swings enough to be reps: at least `rhythmFloor` and the rhythm's noise floor.
+  private func followCadence(_ s: Double, t: Double) {
+    cadence.add(s, at: t)
+    updateRhythm(at: t)
+    cycles.follow(s, at: t, threshold: rhythmSwingFloor)
+  }
+
+  /// The smallest swing that is a rhythm of reps (and a cycle of one): `rhythmFloor`, and the
+  /// rhythm's noise floor.
+  private var rhythmSwingFloor: Double {
+    max(rhythmFloor, min(Self.rhythmNoiseMultiple * noiseDeviation, minRange))
+  }
+
+  /// The rhythm is a set's once the estimate has held it for `sustainedPeriods`, it swings at
+  /// least the rhythm floor, and a rep the thresholds alone counted lies within
+  /// `learn_seconds`: a person standing still sways their arms in a rhythm too (a front raise's
+  /// signal follows), but never through a whole rep.
+  private func updateRhythm(at t: Double) {
+    let floor = rhythmSwingFloor
+    let found = cadence.current.flatMap { $0.swing >= floor ? $0 : nil }
+    if let found {
+      if let held = heldRhythm, abs(found.period - held.period) <= 0.3 * held.period {
+        // the same rhythm, held
+      } else {
+        lockedSince = t
+      }
+    } else {
+      lockedSince = nil
+    }
+    heldRhythm = found
+    if let found, let lockedSince, t - lockedSince >= Self.sustainedPeriods * found.period,
+      t - lastThresholdRep <= learnSeconds
+    {
+      rhythm = found
+    } else {
+      rhythm = nil
     }
   }
 
@@ -336,26 +442,31 @@ final class SignalEngine: RepEngine {
       lastReads.removeAll()  // the fourth difference is of consecutive reads
       return
     }
-    let raw = medianOfRecent(read)
+    let smoothing = smoothingForRhythm
+    let raw = medianOfRecent(read, length: smoothing.median)
     observeJitter(read)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0
+    if dt > 0 && dt <= 0.15 { lastFrameStep = dt }
     lastTime = t
     guard let previous = smoothed else {
       smoothed = value
       startTop(value, t)
       rules.beginRep()
+      followCadence(value, t: t)
       return
     }
     // After a gap the smoothing starts again from what is seen: it is there to steady jitter,
     // not to bridge a person who went out of view.
-    let s = dt > 0.15 ? value : previous + alpha * (value - previous)
+    let s = dt > 0.15 ? value : previous + smoothing.alpha * (value - previous)
     smoothed = s
+    followCadence(s, t: t)
     if atBottom {
       followBottom(s, raw: raw, pose: pose, bodySize: bodySize, t: t, emit: emit)
     } else {
       followTop(s, raw: raw, pose: pose, bodySize: bodySize, t: t, dt: dt, emit: emit)
     }
+    countPassedOverCycles(at: t, emit: emit)
     if let onSample {
       let level = atBottom ? peak - threshold : peak - required(at: t)
       onSample(
@@ -377,10 +488,22 @@ final class SignalEngine: RepEngine {
     let drop = peak - trough
     if isBack(s) {
       finishRep(at: t, emit: emit)
-    } else if t - peakTime > maxRepSeconds {
+    } else if let rhythm, t - peakTime > 2 * rhythm.period + 0.5,
+      let top = cadence.highest(over: 1.25 * rhythm.period)
+    {
+      // Two cycles of the person's rhythm and the rep has not come back: the top it left
+      // was not this rhythm's (a settling swing, a glitch). Refused, and counting goes on
+      // from the rhythm's own last top.
       emit(
         .rejected(
           Rejection(reason: .tooSlow, start: peakTime, end: t, rangeOfMotion: drop)))
+      atBottom = false
+      startTop(s, t)
+      peak = top.value
+      peakTime = top.t
+    } else if t - peakTime > maxRepSeconds {
+      refuse(
+        Rejection(reason: .tooSlow, start: peakTime, end: t, rangeOfMotion: drop), emit: emit)
       atBottom = false
       startTop(s, t)
     }
@@ -410,6 +533,13 @@ final class SignalEngine: RepEngine {
       peak = s
       peakSetAt = t
       rules.beginRep()  // a rep is measured from the top it leaves
+    } else if let rhythm, t - peakSetAt > 1.25 * rhythm.period,
+      let top = cadence.highest(over: 1.25 * rhythm.period), top.value < peak
+    {
+      // A cycle of the rhythm below the peak: the peak was not this rhythm's top.
+      peak = top.value
+      peakSetAt = t
+      peakTime = top.t
     } else if t - peakSetAt > 1.5 {
       // Below the peak for a while without a rep: a new resting level, not a rep under way.
       peak = max(s, peak - full * dt / 3)
@@ -432,6 +562,8 @@ final class SignalEngine: RepEngine {
   /// A dip that turns back before the count threshold, measured from the highest point before
   /// it (which, unlike the peak, does not sink while the dip lasts): refused as too small
   /// within a set (strict: as partial), and said nothing of outside one, where it is swaying.
+  /// Within a rhythm, any dip past `partial.min_range` is heard; outside one the floor is
+  /// `min_range_learned` too, which walking and a still person's jitter do not reach.
   private func refuseTooSmall(_ s: Double, t: Double, emit: (RepEvent) -> Void) {
     guard let partial else { return }
     if s >= dipTop {
@@ -442,19 +574,66 @@ final class SignalEngine: RepEngine {
     }
     dipLow = min(dipLow, s)
     let floor = max(
-      strict ? partial.minRange : max(partial.minRange, learnedMinRange),
+      strict || rhythm != nil ? partial.minRange : max(partial.minRange, learnedMinRange),
       noiseFloor)
     guard dipTop - dipLow >= floor, s >= dipLow + floor else { return }
     if strict || inSet(at: dipStart) {
-      emit(
-        .rejected(
-          Rejection(
-            reason: strict ? .partial : .tooSmall, start: dipStart, end: t,
-            rangeOfMotion: dipTop - dipLow, cue: partial.cue)))
+      refuse(
+        Rejection(
+          reason: strict ? .partial : .tooSmall, start: dipStart, end: t,
+          rangeOfMotion: dipTop - dipLow, cue: partial.cue), emit: emit)
     }
     dipTop = s
     dipLow = s
     dipStart = t
+  }
+
+  /// How far back, in periods of the rhythm before it locked, cycles passed over are counted
+  /// once it is found: the cycles the correlation needed to find it.
+  static let recountedPeriods = 4.0
+  /// And at most this many seconds back: reps of a slow rhythm are big enough for the
+  /// thresholds; the ones passed over are the quick small ones.
+  static let recountedSeconds = 6.0
+  /// A cycle passed over is one of the rhythm's reps only if it took at most this many periods.
+  static let longestCycle = 1.5
+
+  /// Counts the cycles of the rhythm that the thresholds passed over before the rhythm was
+  /// known, each as deep as the rhythm's reps must be: the first cycles of a set of small
+  /// reps, each short of the first rep's `min_range`, or those under a top that a settling
+  /// swing set too high. The rhythm is the evidence that they were reps. Cycles within the rep
+  /// under way are left to it; after them, the top is the last one's.
+  private func countPassedOverCycles(at t: Double, emit: (RepEvent) -> Void) {
+    guard let rhythm, let lockedSince, !strict else { return }
+    let needed = required(at: t)
+    let horizon = min(
+      Self.recountedSeconds, t - lockedSince + Self.recountedPeriods * rhythm.period)
+    func isRep(_ cycle: RecentCycles.Cycle) -> Bool {
+      let duration = cycle.end - cycle.start
+      return cycle.range >= needed && duration <= Self.longestCycle * rhythm.period
+        && duration >= Self.tempoFloor * rhythm.period
+        && (cycle.refusedDuration ?? .infinity) >= shortestRep(in: rhythm)
+    }
+    var newest: RecentCycles.Cycle?
+    func countCycle(_ cycle: RecentCycles.Cycle) {
+      var counted = Rep(
+        count: 0, start: cycle.start, end: cycle.end, rangeOfMotion: cycle.range,
+        timeDown: cycle.bottom - cycle.start, timeUp: cycle.end - cycle.bottom)
+      counted.partial = isShallow(cycle.range, at: t)
+      if counted.partial { counted.cue = partial?.cue }
+      count += 1
+      counted.count = count
+      lastRepEnd = max(lastRepEnd, cycle.end)
+      emit(.rep(counted))
+      newest = cycle
+    }
+    cycles.countUncounted(
+      at: t, horizon: horizon, before: atBottom ? peakTime : t, where: isRep, then: countCycle)
+    guard let newest else { return }
+    if !atBottom && newest.end > peakTime {
+      peak = newest.top
+      peakTime = newest.end
+      peakSetAt = t
+    }
   }
 
   /// Whether the rep under way when the stream ends at `t` is one the recording cut short: in
@@ -491,19 +670,24 @@ final class SignalEngine: RepEngine {
     }
     // Longer than any rep: a drift (walking up to the camera), not a movement.
     guard duration <= maxRepSeconds else {
-      emit(.rejected(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range)))
+      refuse(Rejection(reason: .tooSlow, start: start, end: t, rangeOfMotion: range), emit: emit)
       return
     }
     // The pace of reps more than `learn_seconds` ago (an earlier set) judges nothing.
     if t - lastRepEnd > learnSeconds { recentDurations.removeAll() }
     let tempo = recentDurations.count >= 3 ? Double(recentDurations.median!) : 0
     recentDurations.add(Float(duration))
-    guard duration >= minRepSeconds, duration >= Self.tempoFloor * tempo else {
-      emit(
-        .rejected(
-          Rejection(
-            reason: .tooFast, start: start, end: t, rangeOfMotion: range,
-            cue: definition.tooFastCue)))
+    // A rhythm quicker than `min_rep_seconds` allows says how quick a rep may be: reps of
+    // 0.4 s are a cadence, not a glitch. Quicker than the person's own recent pace: not one of
+    // their reps, whatever a rhythm shows later; quicker only than `min_rep_seconds`: a rhythm
+    // found later may show that it was.
+    let shortest = rhythm.map(shortestRep(in:)) ?? minRepSeconds
+    let offPace = duration < Self.tempoFloor * tempo
+    guard duration >= shortest && !offPace else {
+      refuse(
+        Rejection(
+          reason: .tooFast, start: start, end: t, rangeOfMotion: range,
+          cue: definition.tooFastCue), final: offPace, emit: emit)
       return
     }
     count(rep(from: start, to: t, range: range), trough: trough, emit: emit)
@@ -522,6 +706,26 @@ final class SignalEngine: RepEngine {
     return rep
   }
 
+  /// The quickest rep within a rhythm: `min_rep_seconds`, or less for a rhythm quicker than
+  /// that allows (`tempoFloor` of its period, but no less than `shortestRhythmRep`).
+  private func shortestRep(in rhythm: Cadence) -> Double {
+    max(Self.shortestRhythmRep, min(minRepSeconds, Self.tempoFloor * rhythm.period))
+  }
+
+  /// Refuses a movement. A `final` refusal (interrupted: the person moved, or went out of
+  /// sight; or off the person's own pace) is not a rep whatever a rhythm shows later: the
+  /// cycles within it are not counted as passed over. Others (too small or too quick for the
+  /// thresholds that held before the rhythm was known) may be.
+  private func refuse(_ rejection: Rejection, final: Bool = false, emit: (RepEvent) -> Void) {
+    if final || rejection.reason == .interrupted || rejection.reason == .outOfSight {
+      cycles.heard(from: rejection.start, to: rejection.end)
+    } else if rejection.reason == .tooFast {
+      cycles.heard(
+        from: rejection.start, to: rejection.end, quick: rejection.end - rejection.start)
+    }
+    emit(.rejected(rejection))
+  }
+
   /// Counts a rep: its number, when it ended, what to learn from it once its way back up is
   /// known.
   private func count(_ counted: Rep, trough: Double, emit: (RepEvent) -> Void) {
@@ -529,6 +733,8 @@ final class SignalEngine: RepEngine {
     count += 1
     counted.count = count
     lastRepEnd = counted.end
+    lastThresholdRep = counted.end
+    cycles.heard(from: counted.start, to: counted.end)
     pendingTrough = trough
     pendingDrop = counted.rangeOfMotion
     pendingSide = troughSide
