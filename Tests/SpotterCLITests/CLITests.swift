@@ -226,7 +226,12 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise and --fold are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise, --fold and --tempo are for "
+        + "clips"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--whole-files", "--tempo"],
+      "Error: --tempo scores clips by their annotated time; --whole-files counts whole files"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],
