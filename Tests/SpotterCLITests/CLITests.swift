@@ -234,6 +234,14 @@ import Testing
       "Error: --tempo scores clips by their annotated time; --whole-files counts whole files"
     ),
     (
+      ["synth", "--output", "/tmp/x", "--seconds-per-rep", "1:2"],
+      "Error: --seconds-per-rep pins the tempo realism's tempo; add --realism tempo"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--realism", "tempo", "--seconds-per-rep", "2:1"],
+      "Error: --seconds-per-rep must be A:B with 0.2 ≤ A ≤ B ≤ 20, e.g. 0.45:0.8 (got '2:1')"
+    ),
+    (
       ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],
       "Error: --frame-rate takes a number in 1.0...1000.0, got '0.5'"
     ),
