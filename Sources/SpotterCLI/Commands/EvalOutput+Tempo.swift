@@ -27,8 +27,8 @@ extension EvalOutput {
     lines.append("(seconds a rep: the annotated clip time ÷ the reps done in it)")
     if !table.rows.isEmpty && !table.measuresSilentMisses {
       lines.append(
-        "(silent misses —: no clip has rep_bounds, so when each rep was done is not known and "
-          + "a rep passed over cannot be told from one counted out of place)")
+        "(silent misses —: no clip has rep_bounds; without the time of each rep done, a rep "
+          + "passed over in silence cannot be found)")
     }
     return lines.joined(separator: "\n")
   }
