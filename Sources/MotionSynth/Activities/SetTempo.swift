@@ -5,11 +5,15 @@ import Randomness
 /// set, then laid out rep by rep by `RepTimeline(reps:tempo:…)`.
 ///
 /// The clean and everyday worlds draw 0.5–3 s a rep and spend it all on movement. Real sets run
-/// from under 0.6 s a rep to 6 (Weights/MODEL_CARD.md, "Tempo"): quick sets are shallow and
-/// steady, slow ones are held at the bottom and rested at the top, and many change pace inside
-/// the set. This draws all of that, and makes the set last exactly `secondsPerRep` times its
-/// reps, so the tempo that `spotter eval --tempo` reads from the annotation (clip time ÷ reps)
-/// is the one drawn.
+/// from about half a second a rep to 5 or 6: quick sets are shallow and steady, slow ones are
+/// held at the bottom and rested at the top, and many change pace inside the set. This draws
+/// all of that, and makes the set last exactly `secondsPerRep` times its reps, so the tempo that
+/// `spotter eval --tempo` reads from the annotation (clip time ÷ reps) is the one drawn. The
+/// ranges come from Countix-Fitness and Penn Action (`Benchmarks/eval/tempo-calibration.py`):
+/// Countix videos' dominant periods run 1.4–4.5 s (10th to 90th percentile; two under 0.8 s,
+/// quick push-ups and bench presses), their rep times vary within a video by 28% at the median;
+/// Penn's quick half-reps (under 0.8 s a rep) swing half (bench presses) to two thirds
+/// (push-ups) of the angle of slower ones, and jumping jacks 0.85 of it.
 public struct SetTempo: Sendable {
   /// The set's time (its annotated span, from rest to rest) divided by its full reps.
   public var secondsPerRep: Double
