@@ -109,6 +109,7 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     ("decode", { try PoseBenchmarks.decodeJSONLines(frames: 100_000) }),
     ("pipeline", { PoseBenchmarks.posePipeline() }),
     ("session", { try SessionBenchmarks.session(classifier) }),
+    ("engines", { try EngineBenchmarks.engines() }),
   ]
   // Each strategy on every layer, beside the plan that mixes them per layer.
   var strategyRuns: [(ConvolutionStrategy, Int, Int)] = []
@@ -164,6 +165,14 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
           + "\(String(format: "%.2f", ratios[key]!))"
       )
     }
+  }
+
+  if let engines = results["engines"] {
+    // The figure the engines are held to: one frame through one counter.
+    print(
+      "\nrep engines alone, a frame through one counter: median "
+        + "\(duration(engines.median / engines.unitsPerIteration)), p90 "
+        + "\(duration(engines.p90 / engines.unitsPerIteration))")
   }
 
   if let jsonPath {

@@ -92,3 +92,27 @@ section "Sit-ups from high above and to one side (8 sets of 8, 40-60 deg round, 
 synth situps820 --exercise sit_up --reps 8 --camera oblique --azimuth 40:60 --elevation 50:60 \
   --count 8 --seed 820
 "$SPOTTER" eval --annotations "$DATA/situps820/annotations.json" --reps-only | tail -1
+
+section "Rep engines alone by tempo band, 42 sets a band (--realism tempo, cameras all round)"
+# 14 random workouts of 3 sets a band, seeds 130000, 131000, … 134000 up: each band pinned with
+# --seconds-per-rep (a set's time ÷ its reps), its workouts drawn from the exercises people do at
+# that tempo, from cameras anywhere round the person at standing height with the whole body in
+# view (--camera front --azimuth 0:360). The five bands are scored together from one annotation
+# file, silent misses from the exact rep bounds.
+seed=130000
+for band in 0.45:0.8 0.8:1.2 1.2:2 2:3.5 3.5:6; do
+  synth "tempo$seed" --workout random --count 14 --seed "$seed" --realism tempo \
+    --seconds-per-rep "$band" --camera front --azimuth 0:360
+  seed=$((seed + 1000))
+done
+python3 -c '
+import json, sys
+merged = []
+for folder in sys.argv[2:]:
+    for entry in json.load(open(folder + "/annotations.json")):
+        entry["file_name"] = folder.rsplit("/", 1)[1] + "/" + entry["file_name"]
+        merged.append(entry)
+json.dump(merged, open(sys.argv[1], "w"), indent=1)' "$DATA/tempo130000-all.json" \
+  "$DATA"/tempo13{0,1,2,3,4}000
+"$SPOTTER" eval --annotations "$DATA/tempo130000-all.json" --reps-only --tempo |
+  sed -n '/^Rep counting by tempo/,$p'

@@ -33,20 +33,44 @@ public enum ClipScoring {
     return (windows, mean)
   }
 
-  /// Reps counted by `definition` over the clip, as `spotter count` counts them.
+  /// Reps counted by `definition` over the clip, as `spotter count` counts them, and what the
+  /// engine said on the way: each rep and each movement it refused (`rep` and `rejected`
+  /// events; cues that belong to no movement are left out), for the tempo table's silent misses.
+  ///
+  /// The count is the counter's own, which is what `spotter count` prints; a `rep` event,
+  /// flagged partial or not, is one of them.
   public static func countReps(
     _ recording: ResampledRecording, from start: Double?, to end: Double?,
     definition: ExerciseDefinition
-  ) -> Int {
+  ) -> CountedReps {
     let counter = RepCounter(definition)
     let ticks = recording.slice(from: start, to: end)
+    var events: [RepEvent] = []
+    let keep: (RepEvent) -> Void = { event in
+      switch event {
+      case .rep, .rejected: events.append(event)
+      case .cue: break
+      }
+    }
     for (index, tick) in zip(ticks.indices, ticks) {
       if let lost = recording.positionsLostAfterTick, index > lost {
         counter.positionsAreLost = true
       }
-      counter.process(tick.pose, t: tick.t) { _ in }
+      counter.process(tick.pose, t: tick.t, emit: keep)
     }
-    if let last = ticks.last { counter.finish(at: last.t) { _ in } }
-    return counter.count
+    if let last = ticks.last { counter.finish(at: last.t, emit: keep) }
+    return CountedReps(count: counter.count, events: events)
+  }
+}
+
+/// A clip's reps as the engine counted them: the count, and the reps and refusals it reported.
+public struct CountedReps: Sendable {
+  public var count: Int
+  /// `rep` and `rejected` events, in the order the engine gave them.
+  public var events: [RepEvent]
+
+  public init(count: Int, events: [RepEvent]) {
+    self.count = count
+    self.events = events
   }
 }

@@ -11,6 +11,9 @@ public struct EvaluationReport: Sendable {
   public private(set) var windowsTotal = 0
   /// Per clip with annotated reps: what was counted against what was done.
   public private(set) var reps: [RepScore] = []
+  /// Per clip with annotated reps, for the table by tempo (`spotter eval --tempo`): its time,
+  /// rep bounds and the engine's events too.
+  public private(set) var tempoClips: [TempoClip] = []
   /// Clips whose label the model does not know (skipped for accuracy).
   public private(set) var unknownLabels: [String: Int] = [:]
   /// Clips that give reps under a label no exercise definition counts (not counted).
@@ -50,6 +53,8 @@ public struct EvaluationReport: Sendable {
   }
 
   public mutating func addReps(_ score: RepScore) { reps.append(score) }
+
+  public mutating func addTempo(_ clip: TempoClip) { tempoClips.append(clip) }
 
   public var clips: Int { confusion.reduce(0) { $0 + $1.reduce(0, +) } }
   public var clipAccuracy: Double {

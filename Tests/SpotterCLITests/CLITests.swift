@@ -226,7 +226,20 @@ import Testing
     (["launch"], "Error: unknown command 'launch'"),
     (
       ["eval", "--annotations", "a.json", "--workouts", "--reps-only"],
-      "Error: --workouts scores whole files; --reps-only, --exercise and --fold are for clips"
+      "Error: --workouts scores whole files; --reps-only, --exercise, --fold and --tempo are for "
+        + "clips"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--whole-files", "--tempo"],
+      "Error: --tempo scores clips by their annotated time; --whole-files counts whole files"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--seconds-per-rep", "1:2"],
+      "Error: --seconds-per-rep pins the tempo realism's tempo; add --realism tempo"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--realism", "tempo", "--seconds-per-rep", "2:1"],
+      "Error: --seconds-per-rep must be A:B with 0.2 ≤ A ≤ B ≤ 20, e.g. 0.45:0.8 (got '2:1')"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],

@@ -23,6 +23,38 @@ import Testing
     #expect(errors.isEmpty && frames.count > 100)
   }
 
+  /// Tempo sets pinned to a band are written with exact rep bounds, and eval --tempo scores
+  /// them in that band with silent misses, in text and JSON; what eval printed before the
+  /// tempo table is what it prints without --tempo.
+  @Test func evalTempoScoresTempoSetsInTheirBand() throws {
+    let folder = Fixtures.temporaryFolder()
+    let synth = try SpotterProcess.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "6", "--count", "2",
+      "--seed", "41", "--camera", "side", "--realism", "tempo", "--seconds-per-rep", "1.3:1.9",
+    ])
+    #expect(synth.status == 0, "\(synth.stderr)")
+    let annotations = try Annotations.read(folder + "/annotations.json")
+    for set in annotations where set.label == "squat" {
+      let seconds = (set.endTime ?? 0) - (set.startTime ?? 0)
+      #expect((1.3...1.9).contains(seconds / 6) && set.repBounds?.count == 6)
+    }
+    let eval = ["eval", "--annotations", folder + "/annotations.json", "--reps-only"]
+    let plain = try SpotterProcess.run(eval)
+    let tempo = try SpotterProcess.run(eval + ["--tempo"])
+    #expect(tempo.status == 0, "\(tempo.stderr)")
+    #expect(tempo.stdout.hasPrefix(plain.stdout.trimmingCharacters(in: .newlines) + "\n\n"))
+    let table = tempo.stdout.components(separatedBy: "Rep counting by tempo").last ?? ""
+    let row = table.split(separator: "\n").first { $0.hasPrefix("1.2-2 s") }
+    #expect(row?.contains("2 (2)") == true && row?.contains(" of 12") == true, "\(table)")
+    let json = try SpotterProcess.run(eval + ["--tempo", "--json"])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let rows = try #require(report["tempo"] as? [[String: Any]])
+    #expect(rows.map { $0["band"] as? String } == ["1.2-2", "all"])
+    let misses = try #require(rows[0]["silent_misses"] as? [String: Int])
+    #expect(misses["done"] == 12)
+  }
+
   /// What synth writes, eval --workouts scores through whole sessions (the shipped model).
   @Test func evalWorkoutsScoresSynthesizedWorkoutsAsTimelines() throws {
     let folder = Fixtures.temporaryFolder()

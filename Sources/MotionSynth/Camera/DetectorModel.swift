@@ -16,6 +16,9 @@ public struct DetectorModel: Sendable {
   public var swaps: Double
   /// Chance a joint on the far side of the body comes out below the presence threshold.
   public var farSideLoss: Double
+  /// Joints thrown away and limbs flipped for a frame or a few (none in the presets; the
+  /// `tempo` realism adds them).
+  public var glitches: DetectorGlitches = .none
 
   public static let none = DetectorModel(
     jitter: 0, jointDropout: 0, missedFrames: 0, missBurst: 0, swaps: 0, farSideLoss: 0)
@@ -39,6 +42,7 @@ public struct DetectorModel: Sendable {
     var generator: SeededGenerator
     var swapFramesLeft = 0
     var missing = false
+    var glitched: DetectorGlitches.State
 
     /// What the detector reports for one frame, from world joints seen through `camera`.
     ///
@@ -79,6 +83,10 @@ public struct DetectorModel: Sendable {
         guard x >= 0, y >= 0, x < camera.width, y < camera.height else { continue }
         projected[joint.rawValue] = (x, y)
         pose[joint] = Joint(x: Float(x), y: Float(y), confidence: Float(confidence))
+      }
+      if model.glitches != .none {
+        glitched.apply(
+          model.glitches, to: &pose, scale: scale, width: camera.width, height: camera.height)
       }
       if swapFramesLeft == 0, generator.unit() < model.swaps {
         swapFramesLeft = 2 + Int(generator.next() % 6)
@@ -162,7 +170,10 @@ public struct DetectorModel: Sendable {
   }
 
   public func session(generator: SeededGenerator) -> Session {
-    Session(model: self, generator: generator)
+    // Glitches draw from a stream of their own: turned on, they change nothing else.
+    Session(
+      model: self, generator: generator,
+      glitched: DetectorGlitches.State(generator: generator.derived(0x611C4)))
   }
 }
 

@@ -75,7 +75,7 @@ extension Recorder {
       extent: max(high.y - low.y, high.x - low.x, high.z - low.z) * 1.1, generator: &generator)
     let fps = options.fps ?? 30
     var detectors = (0..<count).map {
-      options.detector.session(generator: generator.derived(10 + UInt64($0)))
+      options.seenBy.session(generator: generator.derived(10 + UInt64($0)))
     }
     var order = generator.derived(99)
     var frames: [(t: Double, people: [Pose])] = []

@@ -37,15 +37,26 @@ public struct RecordingOptions: Sendable {
   public var style: ExerciseStyle? = nil
   /// Partial reps per set, besides those the plan asks for.
   public var extraPartialReps = 0
-  /// How people move: `clean` sets of full reps, or `everyday` ones (`ExerciseStyle.everyday`)
-  /// with the camera closer, cutting hands or feet off now and then.
+  /// How people move: `clean` sets of full reps, `everyday` ones (`ExerciseStyle.everyday`)
+  /// with the camera closer, cutting hands or feet off now and then, or sets at `tempo`s from
+  /// 0.45 to 6 s a rep (`SetTempo`), seen by a detector that glitches (`DetectorGlitches`).
   public var realism: Realism = .clean
 
-  public enum Realism: String, Sendable, CaseIterable { case clean, everyday }
+  public enum Realism: String, Sendable, CaseIterable { case clean, everyday, tempo }
+  /// With the `tempo` realism: the seconds a rep (a set's time ÷ its reps) each set's tempo is
+  /// drawn from, to pin a band; nil draws from each exercise's own range.
+  public var secondsPerRep: ClosedRange<Double>? = nil
   /// Keep each frame's joints in the room (`Recording.world`).
   public var keepsWorld = false
 
   public init() {}
+
+  /// The detector as the realism has it: the `tempo` realism's glitches.
+  var seenBy: DetectorModel {
+    var detector = detector
+    if realism == .tempo { detector.glitches = .tempo }
+    return detector
+  }
 }
 
 /// Renders workout plans into recordings.
@@ -67,7 +78,7 @@ public enum Recorder {
     let camera = aimCamera(range, at: timeline, generator: &generator)
     let fps = options.fps ?? [15, 24, 25, 30, 30, 30, 60][Int(generator.next() % 7)]
     let (frames, world) = capture(
-      timeline, camera: camera, fps: fps, detector: options.detector,
+      timeline, camera: camera, fps: fps, detector: options.seenBy,
       keepsWorld: options.keepsWorld,
       generator: &generator)
     let space = CoordinateSpace(
@@ -88,6 +99,15 @@ public enum Recorder {
   ) -> [any Activity] {
     plan.items.map { item -> any Activity in
       switch item {
+      case .exercise(let motion, let reps, let partial) where options.realism == .tempo:
+        // The person is drawn as for clean sets, full range and steady form: what this world
+        // varies is the tempo (and, with it, the depth of quick sets).
+        var style = options.style ?? .random(using: &generator)
+        style.depthSpread = 0.1
+        let tempo = SetTempo.draw(motion, within: options.secondsPerRep, generator: &generator)
+        return ExerciseSet(
+          motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
+          tempo: tempo, generator: &generator)
       case .exercise(let motion, let reps, let partial):
         let style =
           options.style

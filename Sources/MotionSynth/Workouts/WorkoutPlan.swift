@@ -35,14 +35,19 @@ public struct WorkoutPlan: Sendable, Equatable {
     ])
   }
 
-  /// A random workout of `sets` sets with rests and other movement between them.
-  public static func random(sets: Int, generator: inout SeededGenerator) -> WorkoutPlan {
+  /// A random workout of `sets` sets with rests and other movement between them, each set one
+  /// of `motions` (every exercise by default; the draws are the same whichever list is given,
+  /// so a list of all of them draws the workouts the default does).
+  public static func random(
+    sets: Int, of motions: [ExerciseMotion] = ExerciseMotion.allCases,
+    generator: inout SeededGenerator
+  ) -> WorkoutPlan {
+    precondition(!motions.isEmpty, "WorkoutPlan.random: no exercises to draw from")
     var items: [Item] = []
     // Half the workouts start with a walk into position; half end with a walk away.
     if generator.unit() < 0.5 { items.append(.other(.walking, seconds: 3 + 5 * generator.unit())) }
     for index in 0..<sets {
-      let motion = ExerciseMotion.allCases[
-        Int(generator.next() % UInt64(ExerciseMotion.allCases.count))]
+      let motion = motions[Int(generator.next() % UInt64(motions.count))]
       let partial = generator.unit() < 0.25 ? 1 : 0
       items.append(.exercise(motion, reps: 3 + Int(generator.next() % 13), partialReps: partial))
       if index + 1 < sets {

@@ -18,6 +18,10 @@ enum EvalCommand {
     ] + RuntimeOptions.options + [
       .flag("reps-only", "Only count reps (no classifier needed)."),
       .flag(
+        "tempo",
+        "Also score the reps by tempo band (seconds a rep: clip time ÷ reps), with the reps done "
+          + "that got neither a rep nor a refusal where rep_bounds are annotated."),
+      .flag(
         "whole-files",
         "With --reps-only: count each file from its start to its end, against the reps of all "
           + "its sets of the exercise."
@@ -95,10 +99,15 @@ enum EvalCommand {
     }
     if arguments.flag("workouts")
       && (arguments.flag("reps-only") || arguments.string("fold") != nil
-        || arguments.string("exercise") != nil)
+        || arguments.string("exercise") != nil || arguments.flag("tempo"))
     {
       throw CLIError.usage(
-        "--workouts scores whole files; --reps-only, --exercise and --fold are for clips",
+        "--workouts scores whole files; --reps-only, --exercise, --fold and --tempo are for clips",
+        command: command)
+    }
+    if arguments.flag("whole-files") && arguments.flag("tempo") {
+      throw CLIError.usage(
+        "--tempo scores clips by their annotated time; --whole-files counts whole files",
         command: command)
     }
     guard let split = AnnotationSplit(rawValue: arguments.string("split")!) else {
@@ -201,7 +210,16 @@ enum EvalCommand {
         let counted = ClipScoring.countReps(recording, from: start, to: end, definition: definition)
         report.addReps(
           RepScore(
-            file: annotation.fileName, label: annotation.label, truth: truth, counted: counted))
+            file: annotation.fileName, label: annotation.label, truth: truth,
+            counted: counted.count))
+        if arguments.flag("tempo") {
+          report.addTempo(
+            TempoClip(
+              file: annotation.fileName, label: annotation.label, done: truth,
+              counted: counted.count,
+              seconds: (end ?? recording.ticks.last?.t ?? 0) - (start ?? 0),
+              repBounds: annotation.repBounds?.map { $0[0]...$0[1] }, events: counted.events))
+        }
       } else if truth != nil && annotation.label != Labels.other {
         report.addUncounted(label: annotation.label)  // `other` is no exercise, by design
       }
@@ -283,7 +301,7 @@ enum EvalCommand {
       let recording = try read(sets[0], arguments)
       let truth = sets.filter { $0.label == label }.reduce(0) { $0 + ($1.reps ?? 0) }
       let counted = ClipScoring.countReps(recording, from: nil, to: nil, definition: definition)
-      report.addReps(RepScore(file: file, label: label, truth: truth, counted: counted))
+      report.addReps(RepScore(file: file, label: label, truth: truth, counted: counted.count))
       progress.advance(to: index + 1)
     }
     progress.finish()

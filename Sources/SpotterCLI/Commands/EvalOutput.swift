@@ -27,11 +27,13 @@ enum EvalOutput {
       "(\(count) clip\(count == 1 ? "" : "s") labelled '\(label)' give\(count == 1 ? "s" : "") reps, "
         + "but no exercise definition has that label: not counted)"
     }
+    // The tempo table comes last, so what eval printed before it is unchanged by --tempo.
+    let tempo = report.tempoClips.isEmpty ? [] : [tempoTable(TempoTable(report.tempoClips))]
     return sections.isEmpty
       ? (["Nothing to score: no clips the model knows, and no reps."] + uncounted).joined(
         separator: "\n")
-      : (sections + (uncounted.isEmpty ? [] : [uncounted.joined(separator: "\n")])).joined(
-        separator: "\n\n")
+      : (sections + (uncounted.isEmpty ? [] : [uncounted.joined(separator: "\n")]) + tempo)
+        .joined(separator: "\n\n")
   }
 
   static func classification(_ report: EvaluationReport) -> String {
@@ -128,6 +130,7 @@ enum EvalOutput {
         })
     }
     object["reps"] = repsObject(report.reps)
+    if !report.tempoClips.isEmpty { object["tempo"] = tempoObject(TempoTable(report.tempoClips)) }
     return serialise(object)
   }
 

@@ -38,8 +38,13 @@ enum SynthCommand {
           + "a detector's noise floor, counters pass them over without a word).", default: "0"),
       .value(
         "realism", "KIND",
-        "clean (full reps, whole body in view) or everyday (shallow sets, pauses, equipment, "
-          + "closer framing).", default: "clean"),
+        "clean (full reps, whole body in view), everyday (shallow sets, pauses, equipment, "
+          + "closer framing) or tempo (0.45 to 6 s a rep, quick sets shallow, slow ones held, "
+          + "tempo changing within a set, a detector that glitches).", default: "clean"),
+      .value(
+        "seconds-per-rep", "A:B",
+        "With --realism tempo: draw each set's seconds a rep (its time ÷ its reps) from A…B; a "
+          + "random workout then draws exercises done at that tempo."),
       .value(
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
@@ -79,7 +84,7 @@ enum SynthCommand {
       var recordingPlan = plan
       if randomPlans {
         var generator = SeededGenerator(seed: seed ^ 0x5EED)
-        recordingPlan = .random(sets: 3, generator: &generator)
+        recordingPlan = .random(sets: 3, of: motions(at: options), generator: &generator)
       }
       let recording = Recorder.record(recordingPlan, options: options, seed: seed)
       let name = String(format: "synth-%06llu.jsonl", seed)
@@ -186,10 +191,34 @@ enum SynthCommand {
     options.origin = origin
     options.extraPartialReps = try arguments.int("partial", range: 0...20)!
     guard let realism = RecordingOptions.Realism(rawValue: arguments.string("realism")!) else {
-      throw CLIError.usage("--realism must be clean or everyday", command: command)
+      throw CLIError.usage("--realism must be clean, everyday or tempo", command: command)
     }
     options.realism = realism
+    if let text = arguments.string("seconds-per-rep") {
+      guard realism == .tempo else {
+        throw CLIError.usage(
+          "--seconds-per-rep pins the tempo realism's tempo; add --realism tempo",
+          command: command)
+      }
+      let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+      guard parts.count == 2, let low = parts[0], let high = parts[1], low >= 0.2, low <= high,
+        high <= 20
+      else {
+        throw CLIError.usage(
+          "--seconds-per-rep must be A:B with 0.2 ≤ A ≤ B ≤ 20, e.g. 0.45:0.8 (got '\(text)')",
+          command: command)
+      }
+      options.secondsPerRep = low...high
+    }
     return options
+  }
+
+  /// The exercises a random workout draws from: all of them, or, with a pinned tempo, those
+  /// people do at that tempo (`ExerciseMotion.tempoRange`; all when none is).
+  static func motions(at options: RecordingOptions) -> [ExerciseMotion] {
+    guard let band = options.secondsPerRep else { return ExerciseMotion.allCases }
+    let done = ExerciseMotion.allCases.filter { $0.isDone(within: band) }
+    return done.isEmpty ? ExerciseMotion.allCases : done
   }
 
   /// What happens to the poses on their way to the file, as other pipelines would change them.
