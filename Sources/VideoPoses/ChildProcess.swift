@@ -4,12 +4,14 @@ import Foundation
 ///
 /// Its standard error always goes to a file, never a pipe: MediaPipe and pip write a lot there,
 /// and a pipe nobody drains while its standard output is read would stop the child once full.
-/// The file is read back when the child ends, for the error message.
+/// The file is read back when the child ends, for the error message. Unless it is a log to
+/// keep, it is removed from its folder as soon as both ends have it open, so no run, however
+/// it ends, leaves it behind.
 final class ChildProcess {
   private let process = Process()
   private let output = Pipe()
-  private let errorFile: String
-  private let keepsErrorFile: Bool
+  /// Where the child's standard error is read back from.
+  private let errors: FileHandle
   private var buffer = Data()
   private var ended = false
 
@@ -20,23 +22,27 @@ final class ChildProcess {
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
     input: Data? = nil, errorLog: String? = nil
   ) throws {
-    keepsErrorFile = errorLog != nil
-    errorFile =
+    let errorFile =
       errorLog
       ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
         "spotter-child-\(getpid())-\(UUID().uuidString).log")
     if !FileManager.default.fileExists(atPath: errorFile) {
       _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
     }
-    guard let errors = FileHandle(forWritingAtPath: errorFile) else {
+    guard let writing = FileHandle(forWritingAtPath: errorFile),
+      let reading = FileHandle(forReadingAtPath: errorFile)
+    else {
       throw VideoError.helperFailed(detail: "cannot write \(errorFile)")
     }
-    errors.seekToEndOfFile()
+    if errorLog == nil { try? FileManager.default.removeItem(atPath: errorFile) }
+    writing.seekToEndOfFile()
+    reading.seekToEndOfFile()
+    errors = reading
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
     process.standardOutput = output
-    process.standardError = errors
+    process.standardError = writing
     let inputPipe = Pipe()
     process.standardInput = inputPipe
     do {
@@ -44,14 +50,13 @@ final class ChildProcess {
     } catch {
       throw VideoError.helperFailed(detail: "cannot start \(executable): \(error)")
     }
-    try? errors.close()
+    try? writing.close()
     if let input { inputPipe.fileHandleForWriting.write(input) }
     try? inputPipe.fileHandleForWriting.close()
   }
 
   deinit {
     if process.isRunning { process.terminate() }
-    if !keepsErrorFile { try? FileManager.default.removeItem(atPath: errorFile) }
   }
 
   /// The next line the child wrote to standard output, without its newline; nil once it has
@@ -78,7 +83,7 @@ final class ChildProcess {
   func finish(errorLines: Int = 12) -> (status: Int32, errors: String) {
     while nextLine() != nil {}
     process.waitUntilExit()
-    let text = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
+    let text = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
     let lines = text.split(separator: "\n", omittingEmptySubsequences: true).suffix(errorLines)
     let status =
       process.terminationReason == .uncaughtSignal

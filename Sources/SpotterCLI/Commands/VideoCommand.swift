@@ -87,7 +87,13 @@ enum VideoCommand {
       posesOut
       ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
         "spotter-video-\(getpid()).jsonl")
-    defer { if posesOut == nil { try? FileManager.default.removeItem(atPath: poses) } }
+    if posesOut == nil { InterruptCleanup.remove(onInterrupt: poses) }
+    defer {
+      if posesOut == nil {
+        try? FileManager.default.removeItem(atPath: poses)
+        InterruptCleanup.forget(poses)
+      }
+    }
     let detected = try detect(video, to: poses, environment: environment)
     Terminal.error(summary(of: detected, video: video))
     if let posesOut { Terminal.error("Poses: \(posesOut)") }
@@ -116,7 +122,12 @@ enum VideoCommand {
     _ video: String, to poses: String, environment: DetectorEnvironment
   ) throws -> VideoPoseDetector.Detected {
     var progress: Progress?
-    defer { progress?.finish() }
+    let partial = VideoPoseDetector.temporaryPath(for: poses)
+    InterruptCleanup.remove(onInterrupt: partial)
+    defer {
+      InterruptCleanup.forget(partial)
+      progress?.finish()
+    }
     return try VideoPoseDetector.detect(video: video, to: poses, environment: environment) {
       state in
       let shown = progress ?? Progress(total: state.expectedFrames ?? 0, unit: "video: frame")
