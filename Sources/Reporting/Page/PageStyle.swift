@@ -95,6 +95,8 @@ enum PageStyle {
     .stills { display: flex; flex-wrap: wrap; gap: 10px; }
     .stills figure, .figures figure.still { margin: 0; }
     svg.still { background: #222; border-radius: 3px; }
+    .pair { display: flex; gap: 6px; }
+    .pair span { display: block; text-align: center; }
     .set { break-inside: avoid; page-break-inside: avoid; }
     .tiring { color: var(--refused); font-weight: 600; }
     .steady { color: var(--rep); font-weight: 600; }

@@ -34,12 +34,16 @@ enum VideoFrames {
     let stills = [figures.start, figures.turn].compactMap { video.repStill(at: $0.t) }
     guard !stills.isEmpty else { return }
     page.open("figure", [("class", "still"), ("data-still", "rep")])
+    page.open("div", [("class", "pair")])
     for (index, still) in stills.enumerated() {
-      page.open(
-        "span", [("title", names[index] + " " + Markup.clock(still.frameTime, tenths: true))])
+      page.open("span")
       draw(still, height: 170, into: &page)
+      page.element(
+        "span", [("class", "muted")],
+        names[index] + " " + Markup.clock(still.frameTime, tenths: true))
       page.close("span")
     }
+    page.close("div")
     page.open("figcaption")
     page.escaped("\(title) in the video: \(names.joined(separator: " and "))")
     page.close("figcaption")
