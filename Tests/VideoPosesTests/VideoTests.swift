@@ -12,7 +12,22 @@ import VideoPoses
 /// PyPI). When it cannot be set up here (no suitable Python, no PyPI), or the videos are
 /// missing, the tests that need them are cancelled with the reason, never passed in silence.
 @Suite(.serialized) struct VideoTests {
-  static let examples = "/usr/share/doc/opencv-doc/examples/data"
+  /// OpenCV's example data, where Debian's opencv-doc put it (`dpkg -L opencv-doc`; its
+  /// usual place when dpkg does not say).
+  static let examples: String = {
+    let usual = "/usr/share/doc/opencv-doc/examples/data"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/dpkg")
+    process.arguments = ["-L", "opencv-doc"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return usual }
+    let listed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let vtest = listed.split(separator: "\n").first { $0.hasSuffix("/vtest.avi") }
+    return vtest.map { String($0.dropLast("/vtest.avi".count)) } ?? usual
+  }()
   static let vtest = examples + "/vtest.avi"
   static let footballer = examples + "/messi5.jpg"
 
@@ -248,6 +263,33 @@ import VideoPoses
     #expect(run.stderr.hasPrefix("Error: ") && run.stderr.contains(expected), "\(run.stderr)")
     #expect(run.stderr.contains("Hint: "))
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == before)
+  }
+
+  /// Stopped half-way (Ctrl-C), `spotter video` leaves no part of a pose file behind.
+  @Test func anInterruptedRunLeavesNothingBehind() throws {
+    try Self.requireDetector(Self.vtest)
+    let folder = Fixtures.temporaryFolder("video")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: SpotterProcess.binary)
+    process.arguments = ["video", "--poses-out", folder + "/poses.jsonl", Self.vtest]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Until the partial file is there and growing: the detector is under way.
+    let deadline = Date().addingTimeInterval(30)
+    var partial: String?
+    while Date() < deadline, partial == nil {
+      Thread.sleep(forTimeInterval: 0.2)
+      partial = try FileManager.default.contentsOfDirectory(atPath: folder).first {
+        $0.contains(".partial-")
+      }
+    }
+    try #require(partial != nil, "no partial pose file appeared")
+    Thread.sleep(forTimeInterval: 1)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + SIGINT)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
   }
 
   /// Without a Python to set the detector up with, the error names what it tried.
