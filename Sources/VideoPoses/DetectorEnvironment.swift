@@ -107,6 +107,18 @@ public struct DetectorEnvironment: Sendable {
     try? FileManager.default.removeItem(atPath: folder)
     try? FileManager.default.removeItem(atPath: setupLog)
     _ = FileManager.default.createFile(atPath: setupLog, contents: nil)
+    do {
+      try install(with: python, say: say)
+    } catch {
+      // Hundreds of megabytes of an environment that does not work: gone, the log kept.
+      try? FileManager.default.removeItem(atPath: folder)
+      throw error
+    }
+    return true
+  }
+
+  /// The set-up's steps, into an empty `folder`; the marker last.
+  private func install(with python: PythonInterpreter, say: (String) -> Void) throws {
     try step("python -m venv", python.path, ["-m", "venv", folder], say: say)
     let pip = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
     try step(
@@ -117,8 +129,8 @@ public struct DetectorEnvironment: Sendable {
       say: say)
     let check = try step(
       "the detector's check", self.python, [try HelperScript.path(), "check"], say: say)
-    let models = check.components(separatedBy: "\"bytes\"").count - 1
-    guard models == 2 else {
+    let facts = try? JSONSerialization.jsonObject(with: Data(check.utf8)) as? [String: Any]
+    guard (facts?["models"] as? [Any])?.count == 2 else {
       throw VideoError.setupFailed(
         step: "the detector's check",
         detail: "the BlazePose models are not inside the mediapipe wheel: \(check)",
@@ -129,7 +141,6 @@ public struct DetectorEnvironment: Sendable {
       throw VideoError.setupFailed(
         step: "writing \(marker)", detail: "cannot create the file", log: nil)
     }
-    return true
   }
 
   /// Runs one step of the set-up, its output to the set-up log; returns its standard output.

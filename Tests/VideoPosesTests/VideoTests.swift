@@ -4,6 +4,10 @@ import TestSupport
 import Testing
 import VideoPoses
 
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
 /// `spotter video`, run as a user runs it, on real videos: the people walking past a camera in
 /// OpenCV's `vtest.avi` (Debian's opencv-doc, which `make test` installs), a still of a footballer
 /// facing the camera made into a short video, and videos that cannot be read.
@@ -177,6 +181,12 @@ import VideoPoses
       #expect(jpeg.count < 40_000)
     }
     #expect(html.contains("vtest.avi"))
+    #expect(XMLParser(data: Data(html.utf8)).parse(), "the page is well-formed")
+    // The poses are drawn over the frames: bones inside the stills' pictures.
+    let stills = html.components(separatedBy: "<svg class=\"still\"").dropFirst().map {
+      $0.components(separatedBy: "</svg>")[0]
+    }
+    #expect(stills.filter { $0.contains("<path") }.count >= 4)
   }
 
   /// BlazePose names the person's own sides in a picture as the camera took it: a footballer

@@ -97,6 +97,7 @@ enum PageStyle {
     svg.still { background: #222; border-radius: 3px; }
     .pair { display: flex; gap: 6px; }
     .pair span { display: block; text-align: center; }
+    .stills figcaption, .pair .muted { font-size: 11px; color: var(--muted); }
     .set { break-inside: avoid; page-break-inside: avoid; }
     .tiring { color: var(--refused); font-weight: 600; }
     .steady { color: var(--rep); font-weight: 600; }

@@ -132,9 +132,11 @@ enum VideoCommand {
       state in
       let shown = progress ?? Progress(total: state.expectedFrames ?? 0, unit: "video: frame")
       progress = shown
-      var detail = "\(Int(state.framesPerSecond.rounded())) frames/s"
-      if let left = state.secondsLeft {
-        detail += ", " + clock(left) + " left"
+      // The rate is known from the second frame on (the first loads the models).
+      var detail = "starting the detector"
+      if state.framesPerSecond > 0 {
+        detail = "\(Int(state.framesPerSecond.rounded())) frames/s"
+        if let left = state.secondsLeft { detail += ", " + clock(left) + " left" }
       }
       shown.advance(to: state.frames, detail: detail)
     }
