@@ -2,7 +2,8 @@
 # lacks, through apt-get, only when it is missing: OpenBLAS, SQLite and libpq (found by
 # pkg-config) to build; for the tests also the sqlite3 program, PostgreSQL and HAProxy, which
 # the history's tests start on loopback in folders of their own (never as system services),
-# and espeak-ng, which speaks the cues (also for demo-speech).
+# espeak-ng, which speaks the cues (also for demo-speech), and Python's venv and opencv-doc's
+# videos for spotter video (also for make video).
 
 SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -10,7 +11,7 @@ RELEASE_BIN = .build/release
 
 FOLD_TARGETS = fold-0 fold-1 fold-2 fold-3 fold-4
 
-.PHONY: all deps test-deps speech-deps build demo demo-speech test lint bench eval eval-real folds \
+.PHONY: all deps test-deps speech-deps build demo demo-speech video test lint bench eval eval-real folds \
 	format clean tiny-weights libspotter weights report-check fleet-check peers \
 	release-spotter $(FOLD_TARGETS)
 
@@ -32,9 +33,14 @@ endef
 BUILD_DEPS = "command -v pkg-config=pkg-config" "pkg-config --exists openblas=libopenblas-dev" \
 	"pkg-config --exists sqlite3=libsqlite3-dev" "pkg-config --exists libpq=libpq-dev"
 SPEECH_DEPS = "command -v espeak-ng=espeak-ng"
+# spotter video sets up its detector with Python's venv and pip (python3-venv brings both);
+# OpenCV's example videos (people walking past a camera) are in Debian's opencv-doc.
+PYTHON_DEPS = "python3 -c 'import venv, ensurepip'=python3-venv"
+OPENCV_DOC_DEPS = "dpkg -L opencv-doc=opencv-doc"
 TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client" \
 	"ls /usr/lib/postgresql/*/bin/initdb=postgresql" \
-	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" $(SPEECH_DEPS)
+	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" $(SPEECH_DEPS) $(PYTHON_DEPS) \
+	$(OPENCV_DOC_DEPS)
 
 deps:
 	$(call install_missing,$(BUILD_DEPS))
@@ -52,6 +58,15 @@ build: deps
 # The main job on the built-in default: a synthetic workout through the whole runtime.
 demo: release-spotter
 	$(RELEASE_BIN)/spotter demo --report $(RELEASE_BIN)/demo-report.html
+
+# A video through the whole of Spotter (README, "Videos"): BlazePose's poses, the classifier,
+# the rep engines, and the report with the video's frames in it. VIDEO=FILE, else OpenCV's
+# vtest.avi (people walking past a camera, from Debian's opencv-doc, found with dpkg -L). The
+# first run sets the detector up: about 410 MB from PyPI, in ~/.cache/spotter.
+video: release-spotter
+	$(call install_missing,$(PYTHON_DEPS) $(if $(VIDEO),,$(OPENCV_DOC_DEPS)))
+	@video="$(VIDEO)"; [ -n "$$video" ] || video=$$(dpkg -L opencv-doc | grep '/vtest\.avi$$'); \
+	  $(RELEASE_BIN)/spotter video --report $(RELEASE_BIN)/video-report.html "$$video"
 
 # The demo's spoken counts and cues as a soundtrack of the workout: .build/demo-speech.wav.
 demo-speech: release-spotter speech-deps

@@ -66,6 +66,9 @@ let package = Package(
     .target(
       name: "LibSpotter", dependencies: ["ActionModel", "Poses", "RepCounting", "Spotter"],
       exclude: ["spotter.h"]),
+    // Video to poses: BlazePose (MediaPipe) in a helper process of Spotter's own, in a Python
+    // virtual environment it sets up once; the runtime never needs it.
+    .target(name: "VideoPoses", dependencies: ["Poses"], resources: [.copy("Helper")]),
     // Option tables that drive parsing and --help, for `spotter` and `spotter-bench`.
     .target(name: "ArgumentParsing"),
     .executableTarget(
@@ -73,6 +76,7 @@ let package = Package(
       dependencies: [
         "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
         "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer", "TrainingData",
+        "VideoPoses",
       ]),
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
@@ -134,6 +138,11 @@ let package = Package(
         "ActionModel", "MotionSynth", "Poses", "Reporting", "RepCounting", "Spotter", "SpotterCLI",
         "TestSupport",
       ]),
+    // The video's frame times and set-up; `spotter video` run for real when the detector can
+    // be installed.
+    .testTarget(
+      name: "VideoPosesTests",
+      dependencies: ["Poses", "SpotterCLI", "TestSupport", "VideoPoses"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import ActionModel
 import ArgumentParsing
 import Poses
+import VideoPoses
 
 #if canImport(Glibc)
   import Glibc
@@ -27,12 +28,14 @@ let spotter = Program(
     ServeCommand.command,
     StatusCommand.command,
     HistoryCommand.command,
+    VideoCommand.command,
   ],
   hint: { error in
     switch error {
     case is WeightsFileError:
       "Weights/FORMAT.md gives the format; --weights or SPOTTER_WEIGHTS picks another file."
     case is PoseFileError: "the input formats are in README.md, under 'Pose files'."
+    case let error as VideoError: error.hint
     default: nil
     }
   })

@@ -87,6 +87,18 @@ public final class PoseFileWriter {
     }
   }
 
+  /// Writes one frame of zero or more people as the layout has them, `header.layout.jointCount`
+  /// joints each: what a detector gave, nothing lost on the way through the canonical joints
+  /// (BlazePose's hands, feet and face stay in the file). JSON Lines only.
+  public func write(t: Double, layoutPeople people: [[Joint]]) throws {
+    precondition(format == .jsonl, "layout joints are written to JSON Lines only")
+    precondition(
+      people.allSatisfy { $0.count == header.layout.jointCount },
+      "each person has the layout's \(header.layout.jointCount) joints")
+    frameIndex += 1
+    output!.writeLine(Self.jsonFrameLine(t: t, layoutPeople: people))
+  }
+
   /// Writes out what is buffered.
   public func flush() throws { try output?.flush() }
 

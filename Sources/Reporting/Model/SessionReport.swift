@@ -26,11 +26,13 @@ public struct SessionReport: Codable, Equatable, Sendable {
   public var totals: [ExerciseSummary]
   /// Every cue said, with how often.
   public var cues: [CueCount]
+  /// Frames of the video the poses were detected in, when they came from one.
+  public var video: ReportVideo?
 
   public init(
     source: String, date: Date? = nil, start: Double, end: Double, labels: [String] = [],
     presence: [TimeSpan] = [], predictions: [Prediction] = [], sets: [SetReport] = [],
-    totals: [ExerciseSummary] = [], cues: [CueCount] = []
+    totals: [ExerciseSummary] = [], cues: [CueCount] = [], video: ReportVideo? = nil
   ) {
     self.source = source
     self.date = date
@@ -42,6 +44,7 @@ public struct SessionReport: Codable, Equatable, Sendable {
     self.sets = sets
     self.totals = totals
     self.cues = cues
+    self.video = video
   }
 
   /// Reps counted in the whole session.

@@ -92,6 +92,12 @@ enum PageStyle {
     .figures { display: flex; flex-wrap: wrap; gap: 18px; }
     .figures figure { margin: 0; }
     .figures svg { width: 260px; }
+    .stills { display: flex; flex-wrap: wrap; gap: 10px; }
+    .stills figure, .figures figure.still { margin: 0; }
+    svg.still { background: #222; border-radius: 3px; }
+    .pair { display: flex; gap: 6px; }
+    .pair span { display: block; text-align: center; }
+    .stills figcaption, .pair .muted { font-size: 11px; color: var(--muted); }
     .set { break-inside: avoid; page-break-inside: avoid; }
     .tiring { color: var(--refused); font-weight: 600; }
     .steady { color: var(--rep); font-weight: 600; }

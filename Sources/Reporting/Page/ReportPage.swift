@@ -20,11 +20,16 @@ public enum ReportPage {
     SummarySection.draw(report, colours: colours, into: &page)
     page.raw("\n")
     timeline(report, colours: colours, into: &page)
+    if let video = report.video {
+      page.raw("\n")
+      VideoFrames.overview(video, into: &page)
+    }
     var number = 0
     for set in report.sets where set.counted {
       number += 1
       page.raw("\n")
-      SetSection.draw(set, number: number, colour: colours[set.exercise], into: &page)
+      SetSection.draw(
+        set, number: number, colour: colours[set.exercise], video: report.video, into: &page)
     }
     page.raw("\n<footer><p class=\"note\">Made by spotter report. Times are stream time (m:ss) ")
     page.raw("from the start of the poses. Hover a mark for its details.</p></footer>\n")
@@ -72,7 +77,10 @@ public enum ReportPage {
 
 /// One counted set: heading, signals chart, refusals, rep table, trend, figures.
 enum SetSection {
-  static func draw(_ set: SetReport, number: Int, colour: String, into page: inout Markup) {
+  static func draw(
+    _ set: SetReport, number: Int, colour: String, video: ReportVideo? = nil,
+    into page: inout Markup
+  ) {
     let name = set.exercise.replacingOccurrences(of: "_", with: " ")
     page.open("section", [("class", "set"), ("id", "set-\(number)")])
     page.open("h2")
@@ -107,14 +115,19 @@ enum SetSection {
       for (figures, title) in [(analysis.typical, "Typical rep"), (analysis.worst, "Worst rep")] {
         guard let figures else { continue }
         let rep = set.reps.first { $0.count == figures.count }
-        StickFigure.draw(
-          figures, title: title, direction: set.direction(ofSignal: rep?.signal), into: &page)
+        let direction = set.direction(ofSignal: rep?.signal)
+        StickFigure.draw(figures, title: title, direction: direction, into: &page)
+        if let video {
+          VideoFrames.rep(
+            figures, title: title, names: StickFigure.names(direction: direction), video: video,
+            into: &page)
+        }
       }
       page.close("div")
       page.element(
         "p", [("class", "note")],
         "Drawn from the poses as the detector gave them; the person's left in blue, right in "
-          + "orange.")
+          + "orange." + (video == nil ? "" : " Beside each rep, the video at the same moments."))
     }
     page.close("section")
   }

@@ -30,14 +30,19 @@ enum StickFigure {
 
   static let box = (width: 120.0, height: 170.0)
 
+  /// What a rep's two moments are called: top and bottom for a rep that goes down first
+  /// (`direction` −1), bottom and top for one that goes up (+1), start and turn otherwise.
+  static func names(direction: Int) -> [String] {
+    direction < 0 ? ["top", "bottom"] : direction > 0 ? ["bottom", "top"] : ["start", "turn"]
+  }
+
   /// A figure with a caption: `title`, then the rep where it starts and where it turns back:
   /// top and bottom for a rep that goes down first (`direction` −1, a squat), bottom and top
   /// for one that goes up (+1, a curl), start and turn when the engine does not say (0).
   static func draw(
     _ figures: RepFigures, title: String, direction: Int, into page: inout Markup
   ) {
-    let names =
-      direction < 0 ? ["top", "bottom"] : direction > 0 ? ["bottom", "top"] : ["start", "turn"]
+    let names = names(direction: direction)
     page.open("figure")
     let height = box.height + 18
     page.open(
@@ -81,8 +86,11 @@ enum StickFigure {
     page.close("figure")
   }
 
-  private static func figure(
-    _ pose: StickPose, into page: inout Markup,
+  /// The bones of `pose`, each side in its colour, and the head; `place` maps a joint to the
+  /// drawing's units, and `unit` is how many of those a screen pixel is (strokes and the head
+  /// keep their size on screen whatever the drawing's scale: a video frame's pixels).
+  static func figure(
+    _ pose: StickPose, unit: Double = 1, into page: inout Markup,
     place: (StickPose.Point) -> (x: Double, y: Double)
   ) {
     for side in [Side.centre, .left, .right] {
@@ -101,7 +109,8 @@ enum StickFigure {
       page.empty(
         "path",
         [
-          ("d", d), ("stroke", side.colour), ("stroke-width", "3"), ("stroke-linecap", "round"),
+          ("d", d), ("stroke", side.colour), ("stroke-width", Markup.number(3 * unit, decimals: 2)),
+          ("stroke-linecap", "round"),
           ("fill", "none"),
         ])
     }
@@ -110,8 +119,9 @@ enum StickFigure {
       page.empty(
         "circle",
         [
-          ("cx", Markup.number(p.x)), ("cy", Markup.number(p.y)), ("r", "5"), ("fill", "#fff"),
-          ("stroke", Side.centre.colour), ("stroke-width", "2"),
+          ("cx", Markup.number(p.x)), ("cy", Markup.number(p.y)),
+          ("r", Markup.number(5 * unit, decimals: 2)), ("fill", "#fff"),
+          ("stroke", Side.centre.colour), ("stroke-width", Markup.number(2 * unit, decimals: 2)),
         ])
     }
   }

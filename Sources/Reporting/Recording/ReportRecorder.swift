@@ -320,6 +320,12 @@ public final class ReportRecorder {
     return spans
   }
 
+  /// The person followed at `t`, as the report's stick figures draw them: the tick nearest `t`
+  /// (within a tenth of a second), if anybody was seen then.
+  public func stickPose(at t: Double) -> StickPose? {
+    pose(at: t).map { StickPose(t: t, pose: $0) }
+  }
+
   /// The pose of the tick nearest `t` (within a tenth of a second), if anybody was seen then.
   func pose(at t: Double) -> Pose? {
     guard !ticks.isEmpty else { return nil }

@@ -28,8 +28,8 @@ enum ClassifyCommand {
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
-    var runtime = try RuntimeOptions.runtime(arguments)
-    var source = try PoseFiles.open(
+    let runtime = try RuntimeOptions.runtime(arguments)
+    let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: 1...64)!
@@ -43,37 +43,13 @@ enum ClassifyCommand {
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
-    let timeline = EventPrinter(output: output)
     guard people > 1 else {
-      // The page's classifier band needs every prediction; they are printed only if asked for.
-      let printsPredictions = runtime.options.reportPredictions
-      var recorder: ReportRecorder?
-      if reportFile != nil {
-        runtime = runtime.reportingPredictions
-        recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
-        source = RecordedSource(source, recorder: recorder!)
-      }
-      let session = runtime.makeSession()
-      if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
-      let emit: (SpotterEvent) -> Void = { event in
-        recorder?.take(event)
-        speaker?.hear(event)
-        if case .prediction = event, !printsPredictions { return }
-        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
-      }
-      try session.run(
-        speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
-      ) {
-        try output.flush()
-      }
-      if let recorder, let reportFile {
-        let written = try ReportCommand.write(recorder.report(), to: reportFile, json: false)
-        if !json { output.writeLine("Report: \(written.joined(separator: ", "))") }
-      }
-      try output.flush()
-      if let speaker { Terminal.error(try SpeakOptions.finish(speaker)) }
+      try classify(
+        source, runtime: runtime, json: json, reportFile: reportFile, speaker: speaker,
+        output: output)
       return 0
     }
+    let timeline = EventPrinter(output: output)
     let session = runtime.makePeopleSession(people: people)
     let emit: (Int, SpotterEvent) -> Void = { person, event in
       if json {
@@ -99,5 +75,47 @@ enum ClassifyCommand {
     session.finish(emit: emit, counters: counters)
     try output.flush()
     return 0
+  }
+
+  /// One person's stream through a session, as `classify` runs it: the events printed as they
+  /// come (NDJSON with `json`, else the timeline) and said by `speaker`; with `reportFile`, the
+  /// page written at the end, once `finishReport` has added to it what the caller has (the
+  /// video's frames, from the report and its recorder's poses).
+  static func classify(
+    _ source: any PoseSource, runtime: Runtime, json: Bool, reportFile: String?,
+    speaker: (any CueSpeaker)? = nil, output: TextOutput,
+    finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
+  ) throws {
+    var runtime = runtime
+    var source = source
+    let timeline = EventPrinter(output: output)
+    // The page's classifier band needs every prediction; they are printed only if asked for.
+    let printsPredictions = runtime.options.reportPredictions
+    var recorder: ReportRecorder?
+    if reportFile != nil {
+      runtime = runtime.reportingPredictions
+      recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
+      source = RecordedSource(source, recorder: recorder!)
+    }
+    let session = runtime.makeSession()
+    if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
+    let emit: (SpotterEvent) -> Void = { event in
+      recorder?.take(event)
+      speaker?.hear(event)
+      if case .prediction = event, !printsPredictions { return }
+      if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+    }
+    try session.run(
+      speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
+    ) {
+      try output.flush()
+    }
+    if let recorder, let reportFile {
+      let report = try finishReport(recorder.report(), recorder)
+      let written = try ReportCommand.write(report, to: reportFile, json: false)
+      if !json { output.writeLine("Report: \(written.joined(separator: ", "))") }
+    }
+    try output.flush()
+    if let speaker { Terminal.error(try SpeakOptions.finish(speaker)) }
   }
 }

@@ -50,8 +50,21 @@ enum CountCommand {
       throw CLIError.usage("--report is for one person", command: command)
     }
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
-    let json = arguments.flag("json")
-    let output = TextOutput.standardOutput()
+    try countAndPrint(
+      source, definition: definition, people: people, goals: goals,
+      json: arguments.flag("json"), reportFile: reportFile, output: TextOutput.standardOutput())
+    return 0
+  }
+
+  /// `source` counted as `count` runs it: reps and cues printed as they come (NDJSON with
+  /// `json`, else text and a total a person), and with `reportFile` the page written at the end,
+  /// once `finishReport` has added to it what the caller has (the video's frames, from the
+  /// report and its recorder's poses).
+  static func countAndPrint(
+    _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
+    goals: [Goal] = [], json: Bool, reportFile: String?, output: TextOutput,
+    finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
+  ) throws {
     let printer = EventPrinter(output: output)
     func report(_ event: SpotterEvent, person: Int?) {
       if json {
@@ -81,11 +94,11 @@ enum CountCommand {
       }
     }
     if let recorder, let reportFile {
-      let written = try ReportCommand.write(recorder.report(), to: reportFile, json: false)
+      let written = try ReportCommand.write(
+        try finishReport(recorder.report(), recorder), to: reportFile, json: false)
       if !json { output.writeLine("Report: \(written.joined(separator: ", "))") }
     }
     try output.flush()
-    return 0
   }
 
   /// The definition named `name`: a usage error listing the names when there is none.

@@ -83,7 +83,7 @@ enum ReportCommand {
   /// Fails now, before a stream is run, when the page could not be written at `path` at its
   /// end: its folder is missing or not writable, or the file is there and not writable. A live
   /// stream must not find out after the workout.
-  static func checkWritable(_ path: String) throws {
+  static func checkWritable(_ path: String, option: String = "--report") throws {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent().path
     var isFolder: ObjCBool = false
@@ -101,7 +101,7 @@ enum ReportCommand {
     }
     if let problem {
       throw CLIError.failure(
-        "cannot write \(path): \(problem)", hint: "choose another place with --report.")
+        "cannot write \(path): \(problem)", hint: "choose another place with \(option).")
     }
   }
 

@@ -1,0 +1,49 @@
+import Foundation
+import Reporting
+import VideoPoses
+
+extension VideoCommand {
+  /// Pixels tall: an overview frame shows the whole picture, a rep's frame the person cut out
+  /// of it. About 10 to 20 KB of JPEG each, so even a long session's page stays small (six
+  /// overview frames and at most four a set).
+  static let overviewHeight = 180
+  static let repHeight = 200
+
+  /// `report` with the video's frames the page shows (`ReportVideo.wanted`): each moment's
+  /// nearest frame, fetched in one more pass over the video, with the pose the session
+  /// followed then.
+  static func withFrames(
+    _ report: SessionReport, recorder: ReportRecorder, video: String,
+    detected: VideoPoseDetector.Detected, environment: DetectorEnvironment
+  ) throws -> SessionReport {
+    let width = Double(detected.width)
+    let height = Double(detected.height)
+    let wanted = ReportVideo.wanted(
+      for: report, width: width, height: height, pose: recorder.stickPose(at:))
+    let frames = wanted.map { VideoFrameTimes.nearest($0.t, in: detected.frameTimes) ?? 0 }
+    let requests = zip(wanted, frames).map { want, frame in
+      VideoStillGrabber.Request(
+        frame: frame, crop: (want.crop.x, want.crop.y, want.crop.width, want.crop.height),
+        height: want.isOverview ? overviewHeight : repHeight)
+    }
+    let jpegs = try VideoStillGrabber.grab(
+      video: video, requests, environment: environment)
+    var shown = ReportVideo(
+      file: URL(fileURLWithPath: video).lastPathComponent, width: width, height: height)
+    for (index, want) in wanted.enumerated() {
+      guard let jpeg = jpegs[index] else { continue }
+      let still = VideoStill(
+        t: want.t, frameTime: detected.frameTimes[frames[index]], crop: want.crop,
+        pose: want.pose, jpeg: jpeg)
+      if want.isOverview {
+        shown.overview.append(still)
+      } else {
+        shown.reps.append(still)
+      }
+    }
+    var report = report
+    report.source = shown.file  // not the pose file, which may be a temporary one
+    report.video = shown
+    return report
+  }
+}

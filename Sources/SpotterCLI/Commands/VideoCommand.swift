@@ -1,0 +1,161 @@
+import ArgumentParsing
+import Foundation
+import Poses
+import Reporting
+import Spotter
+import VideoPoses
+
+/// `spotter video FILE`: a video of a workout, made into poses by a detector Spotter runs
+/// itself (BlazePose, in a Python environment it sets up once), then classified and counted
+/// as `spotter classify` does (or, with `--exercise`, as `spotter count` does), with the video's
+/// frames in the report.
+///
+/// The poses are written whole before the session reads them, rather than handed over frame by
+/// frame: detection runs at tens of frames a second and the session at thousands, so nothing
+/// is gained by overlapping them, and the session then reads a pose file like any other, by
+/// the same code.
+enum VideoCommand {
+  static let command = Command(
+    name: "video",
+    summary: "Find the exercises in a video, count their reps: poses by BlazePose, then classify.",
+    arguments: [
+      Argument(
+        name: "FILE", help: "A video file (anything OpenCV's FFmpeg reads: MP4, MOV, AVI, MKV).",
+        optional: true)
+    ],
+    options: [
+      .value("poses-out", "FILE", "Keep the poses: a pose file (JSON Lines, mediapipe33)."),
+      .value(
+        "exercise", "NAME",
+        "Count this exercise throughout, with no classifier (as 'spotter count' does)."),
+      .flag("json", "Print NDJSON events (README, 'Events') instead of a timeline."),
+      ReportCommand.option,
+    ] + RuntimeOptions.options + [
+      .flag("setup", "Set up the pose detector if it is not yet, say where it is, and stop.")
+    ],
+    discussion: """
+      The first run sets the detector up: a Python virtual environment under
+      $XDG_CACHE_HOME/spotter (else ~/.cache/spotter) with MediaPipe 0.10.14 from PyPI, about
+      410 MB; it needs Python 3.9 to 3.12 with venv and pip (SPOTTER_PYTHON picks one). The
+      pose file holds BlazePose's 33 landmarks in the video's pixels at the video's own frame
+      times, each with the detector's visibility as its score, and frames of nobody as such.
+      The report (--report) shows frames of the video with the pose drawn over them. Progress
+      goes to standard error on a terminal.
+      """,
+    run: run
+  )
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    let setupOnly = arguments.flag("setup")
+    let video = arguments.positional(0)
+    guard video != nil || setupOnly else {
+      throw CLIError.usage("missing argument FILE", command: command)
+    }
+    // Everything the command line can get wrong is found before the minutes of work.
+    let reportFile = arguments.values["report"]
+    if let reportFile { try ReportCommand.checkWritable(reportFile) }
+    let posesOut = arguments.values["poses-out"]
+    if let posesOut { try ReportCommand.checkWritable(posesOut, option: "--poses-out") }
+    let goals = try RuntimeOptions.goals(arguments)
+    let definition = try arguments.values["exercise"].map {
+      try CountCommand.definition(
+        named: $0, in: try ExerciseCatalogueOption.load(arguments), command: command)
+    }
+    if let definition, let other = goals.first(where: { !$0.applies(to: definition.name) }) {
+      throw CLIError.usage(
+        "--goal \(other) is for \(other.exercise!); this counts \(definition.name)",
+        command: command)
+    }
+    let runtime = definition == nil ? try RuntimeOptions.runtime(arguments) : nil
+    if let video {
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: video, isDirectory: &isFolder),
+        !isFolder.boolValue
+      else { throw VideoError.noSuchVideo(path: video) }
+    }
+
+    let environment = DetectorEnvironment()
+    if try environment.prepare(say: { Terminal.error($0) }) || setupOnly {
+      Terminal.error(
+        "Pose detector ready: \(environment.folder) "
+          + "(\(ByteCountFormatter.string(fromByteCount: environment.diskBytes, countStyle: .file)))."
+      )
+    }
+    guard let video else { return 0 }
+
+    let poses =
+      posesOut
+      ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+        "spotter-video-\(getpid()).jsonl")
+    if posesOut == nil { InterruptCleanup.remove(onInterrupt: poses) }
+    defer {
+      if posesOut == nil {
+        try? FileManager.default.removeItem(atPath: poses)
+        InterruptCleanup.forget(poses)
+      }
+    }
+    let detected = try detect(video, to: poses, environment: environment)
+    Terminal.error(summary(of: detected, video: video))
+    if let posesOut { Terminal.error("Poses: \(posesOut)") }
+
+    let source = try PoseFiles.open(poses)
+    let output = TextOutput.standardOutput()
+    let addFrames = { (report: SessionReport, recorder: ReportRecorder) in
+      try withFrames(
+        report, recorder: recorder, video: video, detected: detected, environment: environment)
+    }
+    if let definition {
+      try CountCommand.countAndPrint(
+        source, definition: definition, goals: goals, json: arguments.flag("json"),
+        reportFile: reportFile, output: output, finishReport: addFrames)
+    } else {
+      try ClassifyCommand.classify(
+        source, runtime: runtime!, json: arguments.flag("json"), reportFile: reportFile,
+        output: output, finishReport: addFrames)
+    }
+    return 0
+  }
+
+  /// The detector over the whole video, with its progress on a terminal: frames, the
+  /// detector's rate, and the time left.
+  private static func detect(
+    _ video: String, to poses: String, environment: DetectorEnvironment
+  ) throws -> VideoPoseDetector.Detected {
+    var progress: Progress?
+    let partial = VideoPoseDetector.temporaryPath(for: poses)
+    InterruptCleanup.remove(onInterrupt: partial)
+    defer {
+      InterruptCleanup.forget(partial)
+      progress?.finish()
+    }
+    return try VideoPoseDetector.detect(video: video, to: poses, environment: environment) {
+      state in
+      let shown = progress ?? Progress(total: state.expectedFrames ?? 0, unit: "video: frame")
+      progress = shown
+      // The rate is known from the second frame on (the first loads the models).
+      var detail = "starting the detector"
+      if state.framesPerSecond > 0 {
+        detail = "\(Int(state.framesPerSecond.rounded())) frames/s"
+        if let left = state.secondsLeft { detail += ", " + clock(left) + " left" }
+      }
+      shown.advance(to: state.frames, detail: detail)
+    }
+  }
+
+  /// `vtest.avi: 795 frames (1:19.5), a person in 429 (54%); BlazePose at 52 frames/s.`
+  static func summary(of detected: VideoPoseDetector.Detected, video: String) -> String {
+    let share =
+      detected.frames > 0
+      ? Int((Double(detected.framesWithPerson) / Double(detected.frames) * 100).rounded()) : 0
+    return
+      "\(URL(fileURLWithPath: video).lastPathComponent): \(detected.frames) frames "
+      + "(\(clock(detected.frameTimes.last ?? 0))), a person in \(detected.framesWithPerson) "
+      + "(\(share)%); BlazePose at \(Int(detected.framesPerSecond.rounded())) frames/s."
+  }
+
+  /// Seconds as `m:ss`.
+  static func clock(_ seconds: Double) -> String {
+    let whole = Int(max(0, seconds).rounded())
+    return "\(whole / 60):" + String(format: "%02d", whole % 60)
+  }
+}

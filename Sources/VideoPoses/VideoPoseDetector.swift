@@ -1,0 +1,217 @@
+import Foundation
+import Poses
+
+/// A video made into a pose file: every frame decoded and run through BlazePose (MediaPipe
+/// 0.10.14, the full landmark model) in the helper process, written as Spotter's JSON Lines.
+///
+/// The file keeps what the detector gives and decides nothing for the runtime: BlazePose's 33
+/// landmarks (`mediapipe33`) in the video's pixels, top-left origin, each with its
+/// `visibility` as the joint's score; a frame in which nobody was found as a frame of nobody
+/// (`"people":[]`), never skipped; each frame at the video's own time (`VideoFrameTimes`).
+/// BlazePose names the person's own sides in an image as the camera took it (a person facing
+/// the camera has their left shoulder on the image's right, as Create ML's joints do), so the
+/// file is not `mirrored`. The header names the video, the detector and its model (`source`,
+/// `detector`, `video`), and the image size. Its scores are read like any detector's: the
+/// runtime's `ScoreScale` and the presence threshold do that for every source alike.
+///
+/// The file is written under a temporary name beside `path` and renamed when the last frame is
+/// in, so a failed or stopped run leaves no half-written pose file behind.
+public enum VideoPoseDetector {
+  /// What the run found.
+  public struct Detected: Sendable {
+    public var width: Int
+    public var height: Int
+    /// The container's nominal frame rate, when it says.
+    public var fps: Double?
+    public var codec: String?
+    /// Each decoded frame's stream time: frame `i` is at `frameTimes[i]`.
+    public var frameTimes: [Double]
+    /// Frames in which BlazePose found a person.
+    public var framesWithPerson: Int
+    /// Wall-clock seconds from the first frame's poses to the last's.
+    public var detectionSeconds: Double
+
+    public var frames: Int { frameTimes.count }
+    /// Frames detected a second (the first frame, which loads the models, not counted).
+    public var framesPerSecond: Double {
+      frames > 1 && detectionSeconds > 0 ? Double(frames - 1) / detectionSeconds : 0
+    }
+  }
+
+  /// How far the run is, after each frame.
+  public struct Progress: Sendable {
+    public var frames: Int
+    /// The container's frame count, when it says (an estimate for some formats).
+    public var expectedFrames: Int?
+    /// Seconds since the first frame's poses came.
+    public var seconds: Double
+
+    public var framesPerSecond: Double {
+      frames > 1 && seconds > 0 ? Double(frames - 1) / seconds : 0
+    }
+
+    /// Seconds until the last frame at the rate so far, when both are known.
+    public var secondsLeft: Double? {
+      guard let expected = expectedFrames, framesPerSecond > 0 else { return nil }
+      return Double(max(0, expected - frames)) / framesPerSecond
+    }
+  }
+
+  /// Runs the detector over `video` and writes the poses to `path`.
+  ///
+  /// - Parameter progress: called after each frame (on this thread).
+  /// - Throws: `VideoError` for a video that cannot be read (not a video, a codec without a
+  ///   decoder, no frames) or a helper that fails; `PoseFileError` when `path` cannot be
+  ///   written.
+  public static func detect(
+    video: String, to path: String, environment: DetectorEnvironment,
+    progress: (Progress) -> Void = { _ in }
+  ) throws -> Detected {
+    let helper = try ChildProcess(
+      environment.python, [try HelperScript.path(), "detect", video],
+      environment: environment.childEnvironment)
+    let first = try header(helper.nextLine(), of: helper, video: video)
+    let partial = temporaryPath(for: path)
+    defer { try? FileManager.default.removeItem(atPath: partial) }
+    var detected = Detected(
+      width: first.width, height: first.height, fps: first.fps, codec: first.codec,
+      frameTimes: [], framesWithPerson: 0, detectionSeconds: 0)
+    do {
+      let writer = try PoseFileWriter(
+        path: partial, format: .jsonl,
+        header: poseHeader(first, video: video))
+      var clock = VideoFrameTimes(fps: first.fps)
+      var started: Date?
+      var ended = false
+      while let line = helper.nextLine() {
+        let frame = try decodeFrame(line, width: first.width, height: first.height)
+        guard let frame else {
+          ended = true
+          break
+        }
+        let t = clock.next(milliseconds: frame.milliseconds)
+        try writer.write(t: t, layoutPeople: frame.pose.map { [$0] } ?? [])
+        if frame.pose != nil { detected.framesWithPerson += 1 }
+        let now = Date()
+        started = started ?? now
+        detected.detectionSeconds = now.timeIntervalSince(started!)
+        progress(
+          Progress(
+            frames: clock.times.count, expectedFrames: first.frames,
+            seconds: detected.detectionSeconds))
+      }
+      let (status, errors) = helper.finish()
+      guard ended, status == 0 else {
+        throw VideoError.helperFailed(
+          detail: "it stopped after \(clock.times.count) frames (exit status \(status))"
+            + (errors.isEmpty ? "" : ": " + errors))
+      }
+      try writer.flush()
+      detected.frameTimes = clock.times
+    }
+    guard rename(partial, path) == 0 else {
+      throw PoseFileError(
+        file: path, message: "cannot write the pose file: \(String(cString: strerror(errno)))")
+    }
+    return detected
+  }
+
+  /// The name a file is written under until it is whole: hidden, beside it, this process's.
+  public static func temporaryPath(for path: String) -> String {
+    let url = URL(fileURLWithPath: path)
+    return url.deletingLastPathComponent().appendingPathComponent(
+      ".\(url.lastPathComponent).partial-\(getpid())"
+    ).path
+  }
+
+  // MARK: the helper's lines
+
+  /// The helper's first line: the video's facts and the detector's, or its error.
+  struct VideoLine {
+    var width: Int
+    var height: Int
+    var fps: Double?
+    var frames: Int?
+    var codec: String?
+    /// The `detector` object as JSON text, for the pose file's header.
+    var detector: String
+  }
+
+  static func header(_ line: String?, of helper: ChildProcess, video: String) throws -> VideoLine {
+    guard let line, let object = json(line) else {
+      let (status, errors) = helper.finish()
+      throw VideoError.helperFailed(
+        detail: "it ended before reading the video (exit status \(status))"
+          + (errors.isEmpty ? "" : ": " + errors))
+    }
+    if object["type"] as? String == "error" {
+      _ = helper.finish()
+      let message = object["message"] as? String ?? "no reason given"
+      switch object["kind"] as? String {
+      case "codec": throw VideoError.unreadableCodec(path: video, detail: message)
+      case "empty": throw VideoError.noFrames(path: video)
+      default: throw VideoError.notAVideo(path: video, detail: message)
+      }
+    }
+    guard object["type"] as? String == "video", let width = object["width"] as? Int,
+      let height = object["height"] as? Int, width > 0, height > 0,
+      let detector = object["detector"],
+      let detectorText = try? JSONSerialization.data(
+        withJSONObject: detector, options: [.sortedKeys])
+    else {
+      _ = helper.finish()
+      throw VideoError.helperFailed(detail: "its first line is not the video's facts: \(line)")
+    }
+    return VideoLine(
+      width: width, height: height, fps: object["fps"] as? Double,
+      frames: object["frames"] as? Int, codec: object["codec"] as? String,
+      detector: String(decoding: detectorText, as: UTF8.self))
+  }
+
+  static func poseHeader(_ video: VideoLine, video path: String) -> PoseFileHeader {
+    var space = CoordinateSpace()
+    space.units = .pixels
+    space.origin = .topLeft
+    space.imageWidth = Float(video.width)
+    space.imageHeight = Float(video.height)
+    var facts: [String: Any] = ["file": URL(fileURLWithPath: path).lastPathComponent]
+    if let frames = video.frames { facts["frames"] = frames }
+    if let codec = video.codec { facts["codec"] = codec }
+    let factsText =
+      (try? JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys]))
+      .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    return PoseFileHeader(
+      layout: .mediapipe33, space: space, fps: video.fps.map { min(max($0, 0.01), 10_000) } ?? 30,
+      source: URL(fileURLWithPath: path).lastPathComponent,
+      extra: ["detector": video.detector, "video": factsText])
+  }
+
+  /// One frame line: its decoder time and BlazePose's landmarks (nil: nobody); nil for the
+  /// `end` line.
+  static func decodeFrame(_ line: String, width: Int, height: Int) throws
+    -> (milliseconds: Double?, pose: [Joint]?)?
+  {
+    guard let object = json(line) else {
+      throw VideoError.helperFailed(detail: "a line that is not JSON: \(line.prefix(200))")
+    }
+    if object["type"] as? String == "end" { return nil }
+    guard object["i"] is Int else {
+      throw VideoError.helperFailed(detail: "a line that is not a frame: \(line.prefix(200))")
+    }
+    let milliseconds = object["ms"] as? Double
+    guard let landmarks = object["pose"] as? [[Double]] else { return (milliseconds, nil) }
+    let count = PoseLayout.mediapipe33.jointCount
+    guard landmarks.count == count, landmarks.allSatisfy({ $0.count == 3 }) else {
+      throw VideoError.helperFailed(
+        detail: "a pose of \(landmarks.count) landmarks; BlazePose has \(count)")
+    }
+    return (
+      milliseconds,
+      landmarks.map { Joint(x: Float($0[0]), y: Float($0[1]), confidence: Float($0[2])) }
+    )
+  }
+
+  static func json(_ line: String) -> [String: Any]? {
+    try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+  }
+}
