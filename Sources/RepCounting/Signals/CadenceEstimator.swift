@@ -44,7 +44,7 @@ struct CadenceEstimator {
   static let significance = 3.0
   /// How much of the strongest peak's correlation an earlier peak needs to be the period.
   static let harmonicShare = 0.5
-  static let updateEvery = 6
+  static let updateEvery = 30
   static let maxGap = 0.5
 
   private var values: FixedRing<Double>
@@ -134,44 +134,50 @@ struct CadenceEstimator {
   /// Estimates the cadence over the whole window, its newest half and its newest quarter,
   /// and keeps the strongest: a set that began a few seconds ago is seen in the short window
   /// before the long one (which still holds the rest, or the step into position, before it)
-  /// can see it, and slow reps need the long one.
+  /// can see it, and slow reps need the long one. The whole window is read every fourth frame
+  /// (its shortest period, a third of its quick ones being the short windows' to find), the
+  /// others every second.
   private mutating func update() {
     let count = values.count
     guard count >= 8, let first = times.first, let last = times.last, last > first else {
       current = nil
       return
     }
-    // Every second frame.
-    let rate = Double(count - 1) / (last - first) / 2
-    let shortestLag = max(2, Int(shortest * rate))
+    let frameRate = Double(count - 1) / (last - first)
     let (lock, release) = (Self.lockStrength, Self.releaseStrength)
-    var best: (lag: Double, strength: Double)?
+    var best: (period: Double, strength: Double)?
     for halving in 0..<3 {
-      let n = (count / 2) >> halving
+      let frames = count >> halving
+      let step = halving == 0 ? 4 : 2
+      let rate = frameRate / Double(step)
+      let n = frames / step
+      let shortestLag = max(2, Int(shortest * rate))
       let longestLag = min(Int(longest * rate), n / 3)
       guard longestLag > shortestLag + 2 else { continue }
-      // The newest n of every second frame, oldest first.
-      for index in 0..<n { series[index] = values[age: 2 * (n - 1 - index)] }
+      // The newest n of every step-th frame, oldest first.
+      for index in 0..<n { series[index] = values[age: step * (n - 1 - index)] }
       clipAndDetrend(n)
-      correlate(n, upTo: longestLag + 1)
+      correlate(n, from: shortestLag - 1, upTo: longestLag + 1)
       // A shorter window's correlation is less sure: without a rhythm, the correlations
-      // scatter by about 1/√(n/2) (neighbouring samples of a smoothed signal are alike, so
-      // n/2 count), and a rhythm must stand `significance` times that clear of chance.
-      let chance = Self.significance / (Double(n) / 2).squareRoot()
+      // scatter by about 1/√m, m the window's seconds times 7.5 (a smoothed signal's samples
+      // a fifteenth of a second apart are alike in pairs), and a rhythm must stand
+      // `significance` times that clear of chance.
+      let seconds = Double(frames - 1) / frameRate
+      let chance = Self.significance / (7.5 * seconds).squareRoot()
       let needed = current == nil ? max(lock, chance) : max(release, chance * release / lock)
       if let found = period(from: shortestLag, to: longestLag), found.strength >= needed,
         found.strength > best?.strength ?? 0
       {
-        best = found
+        best = (found.lag / rate, found.strength)
       }
     }
     guard let best else {
       current = nil
       return
     }
-    let period = best.lag / rate
-    let swing = swing(period: period)
-    current = swing > 0 ? Cadence(period: period, swing: swing, strength: best.strength) : nil
+    let swing = swing(period: best.period)
+    current =
+      swing > 0 ? Cadence(period: best.period, swing: swing, strength: best.strength) : nil
   }
 
   /// Clips the series to its 10th and 90th percentiles and removes its least-squares line.
@@ -196,9 +202,9 @@ struct CadenceEstimator {
     for index in 0..<n { series[index] -= mean + slope * (Double(index) - centre) }
   }
 
-  /// Fills `correlation[1...maxLag]` with the normalised autocorrelation of the series at each
-  /// lag (each pair of overlapping parts scaled by their own energies).
-  private mutating func correlate(_ n: Int, upTo maxLag: Int) {
+  /// Fills `correlation[minLag...maxLag]` with the normalised autocorrelation of the series at
+  /// each lag (each pair of overlapping parts scaled by their own energies).
+  private mutating func correlate(_ n: Int, from minLag: Int, upTo maxLag: Int) {
     series.withUnsafeBufferPointer { x in
       correlation.withUnsafeMutableBufferPointer { r in
         // The energies of the two overlapping parts, x[0..<n-lag] and x[lag..<n]: from the
@@ -210,13 +216,39 @@ struct CadenceEstimator {
         for lag in 1...maxLag {
           head -= x[n - lag] * x[n - lag]
           tail -= x[lag - 1] * x[lag - 1]
-          var sum = 0.0
-          for index in 0..<(n - lag) { sum += x[index] * x[index + lag] }
+          guard lag >= minLag else { continue }
+          let sum = Self.dot(x.baseAddress!, x.baseAddress! + lag, count: n - lag)
           let scale = (head * tail).squareRoot()
           r[lag] = scale > 1e-12 ? sum / scale : 0
         }
       }
     }
+  }
+
+  /// The sum of `a[i] * b[i]` over `count` values, four lanes at a time (the order of the sum
+  /// differs from a plain loop's by rounding only; the plain loop does not vectorise, its
+  /// order being fixed).
+  @inline(__always)
+  private static func dot(
+    _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, count: Int
+  ) -> Double {
+    var lanes = SIMD4<Double>()
+    var index = 0
+    let rawA = UnsafeRawPointer(a)
+    let rawB = UnsafeRawPointer(b)
+    let stride = MemoryLayout<Double>.stride
+    while index + 4 <= count {
+      let left = rawA.loadUnaligned(fromByteOffset: index * stride, as: SIMD4<Double>.self)
+      let right = rawB.loadUnaligned(fromByteOffset: index * stride, as: SIMD4<Double>.self)
+      lanes += left * right
+      index += 4
+    }
+    var sum = lanes.sum()
+    while index < count {
+      sum += a[index] * b[index]
+      index += 1
+    }
+    return sum
   }
 
   /// The period in lags (refined between lags) and its correlation: the first local peak at
