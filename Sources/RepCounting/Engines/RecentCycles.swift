@@ -14,22 +14,34 @@ import Poses
 struct RecentCycles {
   /// When a cycle left its top, reached its lowest point and came back to the next top; the
   /// smaller of its way down and back up; the level of the top it came back to; whether the
-  /// engine has heard it for good (counted it, or refused it whatever the rhythm); and, if the
-  /// engine refused it as quicker than `min_rep_seconds`, how long the engine measured it.
+  /// engine has heard it for good (counted it, or refused it whatever the rhythm); if the
+  /// engine refused it as quicker than `min_rep_seconds`, how long the engine measured it; and
+  /// if it lies in a rep the engine counted but is not that rep's first cycle (the first rep's
+  /// floors took several quick cycles for one), how long that rep took.
   typealias Cycle = (
     start: Double, bottom: Double, end: Double, range: Double, top: Double, counted: Bool,
-    refusedDuration: Double?
+    refusedDuration: Double?, withinRep: Double?
   )
+
+  /// What the engine made of a span of the signal.
+  enum Hearing {
+    /// Counted as a rep (`taken`: one of the cycles within is that rep).
+    case rep(taken: Bool)
+    /// Refused as quicker than `min_rep_seconds`, measured that long.
+    case quick(Double)
+    /// Refused whatever a rhythm shows, or a cycle counted for one.
+    case final
+  }
 
   /// Room for the cycles of the seconds the cadence estimate needs to find a rhythm.
   static let capacity = 12
 
   private var cycles = FixedRing<Cycle>(
-    capacity: capacity, repeating: (0, 0, 0, 0, 0, false, nil))
+    capacity: capacity, repeating: (0, 0, 0, 0, 0, false, nil, nil))
   /// The spans of the last reps counted and movements refused, so that a cycle recorded after
-  /// the engine heard it is known as heard: for good, or as too quick (its measured duration).
-  private var heard = FixedRing<(start: Double, end: Double, quick: Double?)>(
-    capacity: 8, repeating: (0, 0, nil))
+  /// the engine heard it is known as heard.
+  private var heard = FixedRing<(start: Double, end: Double, hearing: Hearing)>(
+    capacity: 8, repeating: (0, 0, .final))
   private var rising = true
   private var extreme: (value: Double, t: Double)?
   private var lastTop: (value: Double, t: Double)?
@@ -48,13 +60,12 @@ struct RecentCycles {
       } else if current.value - value >= threshold {
         if let top = lastTop, let bottom = lastBottom, top.t < bottom.t {
           let range = min(top.value - bottom.value, current.value - bottom.value)
-          var cycle: Cycle = (top.t, bottom.t, current.t, range, current.value, false, nil)
-          for span in heard where (span.start...span.end).contains(bottom.t) {
-            if let quick = span.quick {
-              cycle.refusedDuration = quick
-            } else {
-              cycle.counted = true
-            }
+          var cycle: Cycle = (top.t, bottom.t, current.t, range, current.value, false, nil, nil)
+          for age in 0..<heard.count
+          where (heard[age: age].start...heard[age: age].end).contains(
+            bottom.t)
+          {
+            Self.hear(&cycle, &heard[age: age])
           }
           cycles.append(cycle)
         }
@@ -73,15 +84,30 @@ struct RecentCycles {
     }
   }
 
-  /// The engine counted a rep, or refused a movement for good, from `start` to `end`; or, with
-  /// `quick`, refused it as quicker than `min_rep_seconds`, having measured it that long.
-  mutating func heard(from start: Double, to end: Double, quick: Double? = nil) {
-    heard.append((start, end, quick))
-    for age in 0..<cycles.count where (start...end).contains(cycles[age: age].bottom) {
-      if let quick {
-        cycles[age: age].refusedDuration = quick
+  /// What the engine made of the signal from `start` to `end`, for the cycles within (those
+  /// recorded, and those recorded later).
+  mutating func heard(from start: Double, to end: Double, _ hearing: Hearing) {
+    var span = (start: start, end: end, hearing: hearing)
+    for age in stride(from: cycles.count - 1, through: 0, by: -1)
+    where (start...end).contains(cycles[age: age].bottom) {
+      Self.hear(&cycles[age: age], &span)
+    }
+    heard.append(span)
+  }
+
+  /// Marks `cycle` with what the engine made of the span it lies in.
+  private static func hear(
+    _ cycle: inout Cycle, _ span: inout (start: Double, end: Double, hearing: Hearing)
+  ) {
+    switch span.hearing {
+    case .final: cycle.counted = true
+    case .quick(let duration): cycle.refusedDuration = duration
+    case .rep(let taken):
+      if taken {
+        cycle.withinRep = span.end - span.start
       } else {
-        cycles[age: age].counted = true
+        cycle.counted = true
+        span.hearing = .rep(taken: true)
       }
     }
   }
@@ -98,7 +124,7 @@ struct RecentCycles {
       let cycle = cycles[age: age]
       guard !cycle.counted, cycle.end <= before, qualifies(cycle) else { continue }
       cycles[age: age].counted = true
-      heard.append((cycle.start, cycle.end, nil))
+      heard.append((cycle.start, cycle.end, .final))
       body(cycle)
     }
   }

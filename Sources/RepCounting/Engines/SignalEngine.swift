@@ -612,6 +612,7 @@ final class SignalEngine: RepEngine {
       return cycle.range >= needed && duration <= Self.longestCycle * rhythm.period
         && duration >= Self.tempoFloor * rhythm.period
         && (cycle.refusedDuration ?? .infinity) >= shortestRep(in: rhythm)
+        && (cycle.withinRep ?? .infinity) > Self.longestCycle * rhythm.period
     }
     var newest: RecentCycles.Cycle?
     func countCycle(_ cycle: RecentCycles.Cycle) {
@@ -718,10 +719,10 @@ final class SignalEngine: RepEngine {
   /// thresholds that held before the rhythm was known) may be.
   private func refuse(_ rejection: Rejection, final: Bool = false, emit: (RepEvent) -> Void) {
     if final || rejection.reason == .interrupted || rejection.reason == .outOfSight {
-      cycles.heard(from: rejection.start, to: rejection.end)
+      cycles.heard(from: rejection.start, to: rejection.end, .final)
     } else if rejection.reason == .tooFast {
       cycles.heard(
-        from: rejection.start, to: rejection.end, quick: rejection.end - rejection.start)
+        from: rejection.start, to: rejection.end, .quick(rejection.end - rejection.start))
     }
     emit(.rejected(rejection))
   }
@@ -734,7 +735,7 @@ final class SignalEngine: RepEngine {
     counted.count = count
     lastRepEnd = counted.end
     lastThresholdRep = counted.end
-    cycles.heard(from: counted.start, to: counted.end)
+    cycles.heard(from: counted.start, to: counted.end, .rep(taken: false))
     pendingTrough = trough
     pendingDrop = counted.rangeOfMotion
     pendingSide = troughSide
