@@ -31,7 +31,8 @@ enum EngineBenchmarks {
       }
       return reps
     }
-    // Checked before it is timed: the engines count the recording's reps, each its own.
+    // Checked before it is timed: engines that counted nothing would time an idle path. (How
+    // well they count is `make eval`'s to say, not a benchmark's.)
     precondition(countAll() >= 6 * ExerciseMotion.allCases.count, "the engines count no reps")
     return measure(
       "rep engines alone: a frame through one counter",

@@ -211,6 +211,25 @@ public struct ParsedArguments {
     return value
   }
 
+  /// An `A:B` option (`--scores 0.2:0.6`, `--azimuth 30:60`): nil when not given; a usage error
+  /// naming the option unless A and B are numbers with A ≤ B, both within `range`.
+  public func interval(_ name: String, within range: ClosedRange<Double>) throws
+    -> ClosedRange<Double>?
+  {
+    guard let text = string(name) else { return nil }
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+    guard parts.count == 2, let low = parts[0], let high = parts[1], low <= high,
+      range.contains(low), range.contains(high)
+    else {
+      let placeholder = command.options.first { $0.name == name }?.value ?? "A:B"
+      throw CLIError.usage(
+        "--\(name) takes \(placeholder) with both in \(range.lowerBound)...\(range.upperBound), "
+          + "the first no more than the second, got '\(text)'",
+        command: command)
+    }
+    return low...high
+  }
+
   public func int(_ name: String, range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
     guard let text = string(name) else { return nil }
     guard let value = Int(text), range.contains(value) else {

@@ -9,24 +9,21 @@ import RepCounting
 ///
 /// **Matching.** A done rep is *heard* when an event is matched to it. An event (a `rep`,
 /// partial or not, or a `rejected`, each with the span from the movement's start to when it
-/// was counted or refused) may be matched to a done rep when their spans overlap by at least a
-/// third of the shorter span: an engine counts a rep on the way back, before the body is at
-/// rest, so its span ends early, and a third still ties it to one rep rather than its
-/// neighbour. Each event is matched to at most one done rep and each done rep to at most one
+/// was counted or refused) may be matched to a done rep when their spans share at least a third
+/// of the done rep's: an engine counts a rep on the way back, before the body is at rest, so its
+/// span ends early, and a third still ties it to one rep rather than its neighbour; a short
+/// refusal that only grazes the next rep does not hear it. Each event is matched to at most one done rep and each done rep to at most one
 /// event, and the matching is a largest one (augmenting paths), so a run of phantom events
 /// cannot hide a missed rep by hearing it twice, and an early or late event that could serve
 /// two neighbours is given to the one that needs it.
 public enum SilentMisses {
-  /// The share of the shorter span two spans must share to be matched.
+  /// The share of the done rep's span an event must share with it to be matched.
   public static let overlapShare = 1.0 / 3
 
   /// Whether an event's span may be matched to a done rep's.
   public static func overlaps(_ done: ClosedRange<Double>, _ event: ClosedRange<Double>) -> Bool {
     let shared = min(done.upperBound, event.upperBound) - max(done.lowerBound, event.lowerBound)
-    guard shared >= 0 else { return false }
-    let shorter = min(
-      done.upperBound - done.lowerBound, event.upperBound - event.lowerBound)
-    return shared >= overlapShare * shorter
+    return shared >= 0 && shared >= overlapShare * (done.upperBound - done.lowerBound)
   }
 
   /// The span of a `rep` or `rejected` event; nil for others.

@@ -9,7 +9,7 @@
 /// between reps). Clip time over reps, not a measured period, because it needs nothing but the
 /// annotation: on an untrimmed video it also counts the rests, so a real clip's band is a
 /// bound on its reps' tempo, not the tempo itself.
-public enum TempoBand: Int, CaseIterable, Sendable, Comparable {
+public enum TempoBand: Int, CaseIterable, Sendable {
   /// Under 0.8 s a rep.
   case quick
   /// 0.8–1.2 s.
@@ -50,6 +50,4 @@ public enum TempoBand: Int, CaseIterable, Sendable, Comparable {
     case .slow: "over_3.5"
     }
   }
-
-  public static func < (a: TempoBand, b: TempoBand) -> Bool { a.rawValue < b.rawValue }
 }

@@ -45,7 +45,8 @@ public struct TempoClip: Sendable {
 
 /// Rep counting by tempo band: per band, the clips and their files, reps counted and done, the
 /// relative MAE and share within one rep (as the rep table computes them), the clips counted
-/// exactly, and the silent misses over the clips with rep bounds. Clips with no reps done have no tempo and are left out.
+/// exactly, and the silent misses over the clips with rep bounds. Clips with no reps done have
+/// no tempo and are left out.
 public struct TempoTable: Sendable {
   public struct Row: Sendable, Equatable {
     /// nil: all bands.
@@ -68,15 +69,16 @@ public struct TempoTable: Sendable {
     public var done: Int
   }
 
-  /// A row per band that has clips, fastest first, then the row of all of them (nil rows when
+  /// A row per band that has clips, fastest first, then the row of all of them (no rows when
   /// no clip has reps done).
   public let rows: [Row]
 
   public init(_ clips: [TempoClip]) {
-    let timed = clips.filter { $0.band != nil }
+    // Each clip's silent misses are matched once, for its band's row and the row of all.
+    let timed = clips.filter { $0.band != nil }.map { (clip: $0, missed: $0.silentMisses) }
     var rows: [Row] = []
     for band in TempoBand.allCases {
-      if let row = Self.row(band, timed.filter { $0.band == band }) { rows.append(row) }
+      if let row = Self.row(band, timed.filter { $0.clip.band == band }) { rows.append(row) }
     }
     if let all = Self.row(nil, timed) { rows.append(all) }
     self.rows = rows
@@ -85,9 +87,10 @@ public struct TempoTable: Sendable {
   /// Whether any clip had rep bounds, so that silent misses were measured anywhere.
   public var measuresSilentMisses: Bool { rows.contains { $0.silentMisses != nil } }
 
-  static func row(_ band: TempoBand?, _ clips: [TempoClip]) -> Row? {
+  static func row(_ band: TempoBand?, _ timed: [(clip: TempoClip, missed: Int?)]) -> Row? {
+    let clips = timed.map(\.clip)
     guard let error = clips.map(\.score).error() else { return nil }
-    let bounded = clips.filter { $0.repBounds != nil }
+    let bounded = timed.filter { $0.missed != nil }
     return Row(
       band: band, clips: clips.count, files: Set(clips.map(\.file)).count,
       counted: clips.reduce(0) { $0 + $1.counted }, done: clips.reduce(0) { $0 + $1.done },
@@ -95,7 +98,7 @@ public struct TempoTable: Sendable {
       silentMisses: bounded.isEmpty
         ? nil
         : Misses(
-          missed: bounded.reduce(0) { $0 + $1.silentMisses! },
-          done: bounded.reduce(0) { $0 + $1.repBounds!.count }))
+          missed: bounded.reduce(0) { $0 + $1.missed! },
+          done: bounded.reduce(0) { $0 + ($1.clip.repBounds?.count ?? 0) }))
   }
 }

@@ -38,13 +38,14 @@ import Testing
     #expect(SilentMisses.missed(done: done, events: events) == [2])
   }
 
-  /// Overlapping by a third of the shorter span is enough; less is not.
-  @Test func anEventMustShareAThirdOfTheShorterSpan() {
-    #expect(SilentMisses.overlaps(0...1, 0.6...2))  // 0.4 of the shorter (1 s)
+  /// Sharing a third of the done rep's span is enough; less is not, however short the event.
+  @Test func anEventMustShareAThirdOfTheDoneRep() {
+    #expect(SilentMisses.overlaps(0...1, 0.6...2))  // 0.4 of the done rep
     #expect(!SilentMisses.overlaps(0...1, 0.7...2))  // 0.3
-    #expect(SilentMisses.overlaps(0...3, 1...1.5))  // inside
+    #expect(SilentMisses.overlaps(0...3, 0.5...2))  // inside, half of it
+    #expect(!SilentMisses.overlaps(0...3, 1...1.5))  // inside, a sixth of it
+    #expect(!SilentMisses.overlaps(0...1, 0.9...1.2))  // a short refusal grazing it
     #expect(!SilentMisses.overlaps(0...1, 1.2...2))  // apart
-    #expect(SilentMisses.overlaps(0...1, 0.5...0.5))  // an instant inside
   }
 
   /// One event hears one rep: a count that spans two done reps leaves one of them missed.

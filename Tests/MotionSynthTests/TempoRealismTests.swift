@@ -24,9 +24,9 @@ import Testing
         .single(motion, reps: 6 + Int(seed)), options: options, seed: seed)
       let set = try #require(recording.segments.first { $0.label == motion.label })
       let reps = try #require(set.reps)
-      #expect(reps == 6 + Int(seed) && set.repBounds.count == reps)
+      #expect(reps == 6 + Int(seed))
       let secondsPerRep = (set.end - set.start) / Double(reps)
-      // Inside the band where the exercise is done at that tempo; else its nearest edge.
+      // Inside the band where the exercise is done at that tempo; else anywhere in the band.
       let inside =
         motion.isDone(within: band)
         ? max(
@@ -78,17 +78,11 @@ import Testing
     #expect(tempos.contains { $0.secondsPerRep >= 2 && $0.bottomHold > 0 })
   }
 
-  /// A random workout at a pinned tempo draws only exercises done at that tempo, and draws
-  /// the same workouts as before from the whole list.
+  /// A random workout at a pinned tempo draws only exercises done at that tempo.
   @Test func randomWorkoutsDrawFromTheExercisesGiven() {
     let quick = ExerciseMotion.allCases.filter { $0.isDone(within: 0.45...0.8) }
     #expect(Set(quick) == [.jumpingJack, .pushUp, .sitUp, .benchPress])
     for seed in UInt64(0)..<20 {
-      var a = SeededGenerator(seed: seed)
-      var b = SeededGenerator(seed: seed)
-      #expect(
-        WorkoutPlan.random(sets: 3, generator: &a)
-          == WorkoutPlan.random(sets: 3, of: ExerciseMotion.allCases, generator: &b))
       var c = SeededGenerator(seed: seed)
       for item in WorkoutPlan.random(sets: 3, of: quick, generator: &c).items {
         if case .exercise(let motion, _, _) = item { #expect(quick.contains(motion)) }
@@ -110,18 +104,39 @@ import Testing
     return pose
   }()
 
-  /// A snapped joint: one joint at a time, thrown 0.15–0.5 of the person's height away, for
-  /// 1–3 frames; the rest of the pose untouched.
-  @Test func aSnappedJointIsOneJointThrownAwayForAFrameToThree() {
-    var state = DetectorGlitches.State(generator: SeededGenerator(seed: 5))
-    let glitches = DetectorGlitches(snaps: 0.05, flips: 0)
+  /// Runs `glitches` over 4,000 frames of `pose` (a person 400 px tall); `check` sees each
+  /// frame's pose and the joints a glitch moved. Returns how many frames in a row each glitch
+  /// lasted, counting the snaps' runs if `snaps`, else the flips'.
+  static func glitchLengths(
+    _ glitches: DetectorGlitches, seed: UInt64, snaps: Bool,
+    check: (Pose, [CanonicalJoint]) -> Void
+  ) -> [Int] {
+    var state = DetectorGlitches.State(generator: SeededGenerator(seed: seed))
     var lengths: [Int] = []
     var current = 0
     for _ in 0..<4000 {
-      let starting = state.snap == nil
+      let isNew = snaps ? state.snap == nil : state.flip == nil
       var pose = Self.pose
       state.apply(glitches, to: &pose, scale: 400, width: 4000, height: 4000)
       let moved = CanonicalJoint.allCases.filter { pose[$0] != Self.pose[$0] }
+      check(pose, moved)
+      if !moved.isEmpty {
+        if isNew && current > 0 { lengths.append(current) }
+        current = isNew ? 1 : current + 1
+      } else if current > 0 {
+        lengths.append(current)
+        current = 0
+      }
+    }
+    return lengths
+  }
+
+  /// A snapped joint: one joint at a time, thrown 0.15–0.5 of the person's height away, for
+  /// 1–3 frames; the rest of the pose untouched.
+  @Test func aSnappedJointIsOneJointThrownAwayForAFrameToThree() {
+    let lengths = Self.glitchLengths(
+      DetectorGlitches(snaps: 0.05, flips: 0), seed: 5, snaps: true
+    ) { pose, moved in
       #expect(moved.count <= 1)
       if let joint = moved.first {
         let dx = Double(pose[joint].x - Self.pose[joint].x)
@@ -129,11 +144,6 @@ import Testing
         let distance = (dx * dx + dy * dy).squareRoot()
         #expect(distance >= 0.15 * 400 - 1e-3 && distance <= 0.5 * 400 + 1e-3)
         #expect(pose[joint].confidence == Self.pose[joint].confidence)
-        if starting && current > 0 { lengths.append(current) }
-        current = starting ? 1 : current + 1
-      } else if current > 0 {
-        lengths.append(current)
-        current = 0
       }
     }
     #expect(lengths.count > 50)  // present
@@ -144,26 +154,13 @@ import Testing
   /// A flipped limb: an arm's or a lower leg's left and right joints trade places for 2–5
   /// frames; nothing else changes.
   @Test func aFlippedLimbSwapsItsSidesForAFewFrames() {
-    var state = DetectorGlitches.State(generator: SeededGenerator(seed: 9))
-    let glitches = DetectorGlitches(snaps: 0, flips: 0.05)
-    var lengths: [Int] = []
-    var current = 0
-    for _ in 0..<4000 {
-      let starting = state.flip == nil
-      var pose = Self.pose
-      state.apply(glitches, to: &pose, scale: 400, width: 4000, height: 4000)
-      let moved = Set(CanonicalJoint.allCases.filter { pose[$0] != Self.pose[$0] })
-      let arm: Set<CanonicalJoint> = [.leftElbow, .rightElbow, .leftWrist, .rightWrist]
-      let leg: Set<CanonicalJoint> = [.leftKnee, .rightKnee, .leftAnkle, .rightAnkle]
-      #expect(moved.isEmpty || moved == arm || moved == leg)
+    let arm: Set<CanonicalJoint> = [.leftElbow, .rightElbow, .leftWrist, .rightWrist]
+    let leg: Set<CanonicalJoint> = [.leftKnee, .rightKnee, .leftAnkle, .rightAnkle]
+    let lengths = Self.glitchLengths(
+      DetectorGlitches(snaps: 0, flips: 0.05), seed: 9, snaps: false
+    ) { pose, moved in
+      #expect(moved.isEmpty || Set(moved) == arm || Set(moved) == leg)
       for joint in moved { #expect(pose[joint] == Self.pose[joint.mirrored]) }
-      if !moved.isEmpty {
-        if starting && current > 0 { lengths.append(current) }
-        current = starting ? 1 : current + 1
-      } else if current > 0 {
-        lengths.append(current)
-        current = 0
-      }
     }
     #expect(lengths.count > 30)
     #expect(lengths.allSatisfy { (2...DetectorGlitches.longestFlip).contains($0) })

@@ -239,7 +239,16 @@ import Testing
     ),
     (
       ["synth", "--output", "/tmp/x", "--realism", "tempo", "--seconds-per-rep", "2:1"],
-      "Error: --seconds-per-rep must be A:B with 0.2 ≤ A ≤ B ≤ 20, e.g. 0.45:0.8 (got '2:1')"
+      "Error: --seconds-per-rep takes A:B with both in 0.2...20.0, the first no more than the "
+        + "second, got '2:1'"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--realism", "tempo", "--seconds-per-rep", "fast:1"],
+      "Error: --seconds-per-rep takes A:B with both in 0.2...20.0"
+    ),
+    (
+      ["synth", "--output", "/tmp/x", "--azimuth", "60:30"],
+      "Error: --azimuth takes A:B with both in -360.0...360.0, the first no more than the second"
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--frame-rate", "0.5"],
@@ -251,7 +260,12 @@ import Testing
     ),
     (
       ["eval", "--annotations", "a.json", "--reps-only", "--scores", "0.6:0.2"],
-      "Error: --scores must be LO:HI with 0 < LO ≤ HI ≤ 1, e.g. 0.2:0.6 (got '0.6:0.2')"
+      "Error: --scores takes LO:HI with both in 0.01...1.0, the first no more than the second, "
+        + "got '0.6:0.2'"
+    ),
+    (
+      ["eval", "--annotations", "a.json", "--reps-only", "--scores", "0.5"],
+      "Error: --scores takes LO:HI with both in 0.01...1.0"
     ),
     (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
     ([], "Error: no command given"),

@@ -26,12 +26,7 @@ extension RepTimeline {
     let leadOut = min(0.1 + 0.3 * generator.unit(), 0.1 * total)
     var side: Side = generator.unit() < 0.5 ? .left : .right
     let slots = count + partialReps
-    var partialSlots = Set<Int>()
-    let firstPartialSlot = min(2, count)
-    while partialSlots.count < partialReps {
-      partialSlots.insert(
-        firstPartialSlot + Int(generator.unit() * Double(count - firstPartialSlot + partialReps)))
-    }
+    let partialSlots = Self.partialSlots(reps: count, partialReps: partialReps, &generator)
     let weights = (0..<slots).map { slot in
       tempo.pace(slot, of: slots) * (1 - tempo.jitter + 2 * tempo.jitter * generator.unit())
         * (partialSlots.contains(slot) ? 0.6 : 1)
@@ -48,10 +43,8 @@ extension RepTimeline {
       let hold = partial ? 0 : cycle * tempo.bottomHold
       let moving = cycle - rest - hold
       let down = moving * (0.4 + 0.2 * generator.unit())
-      let depthOfRep =
-        partial
-        ? 0.1 + 0.08 * generator.unit()
-        : setDepth * (1 - depthSpread + 2 * depthSpread * generator.unit() - 0.025)
+      let depthOfRep = Self.depth(
+        partial: partial, set: setDepth, spread: depthSpread, &generator)
       let start = t
       let end = start + moving + hold
       reps.append(

@@ -45,14 +45,7 @@ public struct RepTimeline: Sendable {
     var reps: [Rep] = []
     var t = 0.25 + 0.6 * generator.unit()  // getting set
     var side: Side = generator.unit() < 0.5 ? .left : .right
-    var partialSlots = Set<Int>()
-    // Partial reps come after the first two full ones: people warm into a set, and a counter
-    // meeting a new person learns their range from the first reps.
-    let firstPartialSlot = min(2, count)
-    while partialSlots.count < partialReps {
-      partialSlots.insert(
-        firstPartialSlot + Int(generator.unit() * Double(count - firstPartialSlot + partialReps)))
-    }
+    let partialSlots = Self.partialSlots(reps: count, partialReps: partialReps, &generator)
     let bottomPause = generator.unit() < 0.4 ? 0.1 + 0.5 * generator.unit() : 0
     let topPause = generator.unit() < 0.5 ? 0.1 + 0.6 * generator.unit() : 0.05 * generator.unit()
     let slots = count + partialReps
@@ -68,10 +61,8 @@ public struct RepTimeline: Sendable {
       let bottom = start + down
       let rise = bottom + hold
       let end = rise + (moving - down)
-      let depthOfRep =
-        partial
-        ? 0.1 + 0.08 * generator.unit()
-        : depth * (1 - depthSpread + 2 * depthSpread * generator.unit() - 0.025)
+      let depthOfRep = Self.depth(
+        partial: partial, set: depth, spread: depthSpread, &generator)
       reps.append(
         Rep(
           start: start, bottom: bottom, rise: rise, end: end, depth: depthOfRep, isPartial: partial,
@@ -82,6 +73,30 @@ public struct RepTimeline: Sendable {
     }
     self.reps = reps
     duration = t + 0.3 + 0.7 * generator.unit()
+  }
+
+  /// Where a set's abandoned movements go among its `reps + partialReps` slots: after the first
+  /// two full reps, since people warm into a set, and a counter meeting a new person learns
+  /// their range from the first reps.
+  static func partialSlots(
+    reps count: Int, partialReps: Int, _ generator: inout SeededGenerator
+  ) -> Set<Int> {
+    var slots = Set<Int>()
+    let first = min(2, count)
+    while slots.count < partialReps {
+      slots.insert(first + Int(generator.unit() * Double(count - first + partialReps)))
+    }
+    return slots
+  }
+
+  /// How deep one rep goes: an abandoned movement 10–18% of the way down, a rep the set's
+  /// depth give or take `spread`.
+  static func depth(
+    partial: Bool, set depth: Double, spread: Double, _ generator: inout SeededGenerator
+  ) -> Double {
+    partial
+      ? 0.1 + 0.08 * generator.unit()
+      : depth * (1 - spread + 2 * spread * generator.unit() - 0.025)
   }
 
   /// The full reps' time spans.

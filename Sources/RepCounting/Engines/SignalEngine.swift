@@ -493,10 +493,9 @@ final class SignalEngine: RepEngine {
     {
       // Two cycles of the person's rhythm and the rep has not come back: the top it left
       // was not this rhythm's (a settling swing, a glitch). Refused, and counting goes on
-      // from the rhythm's own last top.
-      emit(
-        .rejected(
-          Rejection(reason: .tooSlow, start: peakTime, end: t, rangeOfMotion: drop)))
+      // from the rhythm's own last top; the cycles within may still count as passed over.
+      refuse(
+        Rejection(reason: .tooSlow, start: peakTime, end: t, rangeOfMotion: drop), emit: emit)
       atBottom = false
       startTop(s, t)
       peak = top.value

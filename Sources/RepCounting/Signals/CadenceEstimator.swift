@@ -1,14 +1,12 @@
 import Poses
 
 /// A person's rhythm in one signal: how long a cycle takes and how far it swings.
-public struct Cadence: Equatable, Sendable {
+struct Cadence: Equatable {
   /// Seconds from one cycle to the next.
-  public var period: Double
+  var period: Double
   /// How far the signal moves within one period: the median, over the last few periods, of
   /// the highest minus the lowest value within each (so one large swing does not set it).
-  public var swing: Double
-  /// The normalised autocorrelation at the period (0…1): how alike one cycle is to the next.
-  public var strength: Double
+  var swing: Double
 }
 
 /// Estimates, causally, the dominant period of a signal over its last seconds: the cadence the
@@ -17,7 +15,7 @@ public struct Cadence: Equatable, Sendable {
 ///
 /// Concept: every second, the normalised autocorrelation of the last `window` seconds, of its
 /// newest half and of its newest quarter, at lags from `shortest` to a third of each (three
-/// cycles in view); the strongest of the three wins. In each, the period is the first peak at
+/// cycles in view: periods up to 4 s); the strongest of the three wins. In each, the period is the first peak at
 /// least `harmonicShare` as high as the highest (a signal that repeats every P also repeats
 /// every 2P and 3P: the first is the cadence, not a sub-harmonic), refined between lags by a
 /// parabola. A rhythm is *locked* once that peak's correlation reaches `lockStrength` (and
@@ -37,10 +35,11 @@ public struct Cadence: Equatable, Sendable {
 /// value are filled with the last one for up to `maxGap`; a longer gap starts afresh.
 struct CadenceEstimator {
   /// Seconds of signal looked at: three cycles of the slowest rhythm it finds (4 s).
-  let window: Double
-  /// The shortest and longest period it looks for.
-  let shortest: Double
-  let longest: Double
+  static let window = 12.0
+  /// The shortest period it looks for.
+  static let shortest = 0.3
+  /// Frames a second the window has room for (the engines see 30).
+  static let maxFrameRate = 32.0
   static let lockStrength = 0.45
   static let releaseStrength = 0.3
   /// How far above chance (in its deviations) a window's correlation must be.
@@ -61,12 +60,8 @@ struct CadenceEstimator {
   /// The rhythm found, nil while none is locked.
   private(set) var current: Cadence?
 
-  init(window: Double = 12, shortest: Double = 0.3, longest: Double = 6, maxFrameRate: Double = 32)
-  {
-    self.window = window
-    self.shortest = shortest
-    self.longest = longest
-    let capacity = Int(window * maxFrameRate)
+  init() {
+    let capacity = Int(Self.window * Self.maxFrameRate)
     values = FixedRing(capacity: capacity, repeating: 0)
     times = FixedRing(capacity: capacity, repeating: 0)
     series = Array(repeating: 0, count: capacity / 2 + 1)
@@ -122,7 +117,7 @@ struct CadenceEstimator {
   private mutating func append(_ value: Double, at t: Double) {
     values.append(value)
     times.append(t)
-    while let oldest = times.first, t - oldest > window {
+    while let oldest = times.first, t - oldest > Self.window {
       times.removeOldest()
       values.removeOldest()
     }
@@ -154,8 +149,8 @@ struct CadenceEstimator {
       let step = halving == 0 ? 4 : 2
       let rate = frameRate / Double(step)
       let n = frames / step
-      let shortestLag = max(2, Int(shortest * rate))
-      let longestLag = min(Int(longest * rate), n / 3)
+      let shortestLag = max(2, Int(Self.shortest * rate))
+      let longestLag = n / 3
       guard longestLag > shortestLag + 2 else { continue }
       // The newest n of every step-th frame, oldest first.
       for index in 0..<n { series[index] = values[age: step * (n - 1 - index)] }
@@ -179,8 +174,7 @@ struct CadenceEstimator {
       return
     }
     let swing = swing(period: best.period)
-    current =
-      swing > 0 ? Cadence(period: best.period, swing: swing, strength: best.strength) : nil
+    current = swing > 0 ? Cadence(period: best.period, swing: swing) : nil
   }
 
   /// Clips the series to its 10th and 90th percentiles and removes its least-squares line.
@@ -260,11 +254,8 @@ struct CadenceEstimator {
     var strongest = 0.0
     for lag in shortest...longest where isPeak(lag) { strongest = max(strongest, correlation[lag]) }
     guard strongest > 0 else { return nil }
-    for lag in shortest...longest
-    where isPeak(lag)
-      && correlation[lag] >= Self.harmonicShare
-        * strongest
-    {
+    let bar = Self.harmonicShare * strongest
+    for lag in shortest...longest where isPeak(lag) && correlation[lag] >= bar {
       let (a, b, c) = (correlation[lag - 1], correlation[lag], correlation[lag + 1])
       let curvature = a - 2 * b + c
       let shift = curvature < 0 ? min(max(0.5 * (a - c) / curvature, -0.5), 0.5) : 0
@@ -302,7 +293,7 @@ struct CadenceEstimator {
     }
     guard segments >= 3 else { return 0 }
     let latest = min(swings[0], swings[1], swings[2])
-    // The lower median: with two periods, the smaller; with more, one outlier moves nothing.
+    // The (lower) median of three to five periods: one outlier moves nothing.
     let median = swings.withUnsafeMutableBufferPointer {
       Self.select((segments - 1) / 2, in: $0, count: segments)
     }

@@ -51,8 +51,8 @@ enum EvalCommand {
           + "box (a noisier detector).", default: "0"),
       .value(
         "scores", "LO:HI",
-        "Give every detected joint a score drawn from LO…HI each frame (a detector that scores "
-          + "on another scale)."),
+        "Give every detected joint a score drawn from LO…HI (0.01 ≤ LO ≤ HI ≤ 1) each frame (a "
+          + "detector that scores on another scale)."),
       .value(
         "frame-rate", "N",
         "Keep only the frames a detector running N times a second would give (the first at or "
@@ -217,7 +217,8 @@ enum EvalCommand {
             TempoClip(
               file: annotation.fileName, label: annotation.label, done: truth,
               counted: counted.count,
-              seconds: (end ?? recording.ticks.last?.t ?? 0) - (start ?? 0),
+              seconds: (end ?? recording.ticks.last?.t ?? 0)
+                - (start ?? recording.ticks.first?.t ?? 0),
               repBounds: annotation.repBounds?.map { $0[0]...$0[1] }, events: counted.events))
         }
       } else if truth != nil && annotation.label != Labels.other {
@@ -268,18 +269,11 @@ enum EvalCommand {
     try arguments.double("frame-rate", range: 1...1000)
   }
 
-  /// `--scores LO:HI`, with 0 < LO ≤ HI ≤ 1.
+  /// `--scores LO:HI`, with 0.01 ≤ LO ≤ HI ≤ 1.
   static func scores(_ arguments: ParsedArguments) throws -> ClosedRange<Float>? {
-    guard let text = arguments.string("scores") else { return nil }
-    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Float($0) }
-    guard parts.count == 2, let low = parts[0], let high = parts[1], low > 0, low <= high,
-      high <= 1
-    else {
-      throw CLIError.usage(
-        "--scores must be LO:HI with 0 < LO ≤ HI ≤ 1, e.g. 0.2:0.6 (got '\(text)')",
-        command: command)
+    try arguments.interval("scores", within: 0.01...1).map {
+      Float($0.lowerBound)...Float($0.upperBound)
     }
-    return low...high
   }
 
   /// `--whole-files`: each file counted from start to end by its exercise's definition (or

@@ -3,8 +3,10 @@ import Foundation
 
 /// `spotter eval --tempo`: rep counting by tempo band, as text and as JSON.
 extension EvalOutput {
-  /// The tempo table: a row per band with clips, then all of them; `exact` is the share of clips
-  /// counted exactly. Silent misses read "missed n of done" over the clips with rep bounds, "—" where no clip has any (and a line says why).
+  /// The tempo table: a row per band with clips, then all of them; `exact` is the share of
+  /// clips counted exactly (in JSON, `exact` is their number, beside `clips`). Silent misses read
+  /// "missed n of done" over the clips with rep bounds, "—" where no clip has any (and a line
+  /// says why).
   static func tempoTable(_ table: TempoTable) -> String {
     var lines = [
       padded("Rep counting by tempo", 22)
@@ -37,9 +39,9 @@ extension EvalOutput {
     table.rows.map { row in
       var object: [String: Any] = [
         "band": row.band?.key ?? "all", "clips": row.clips, "videos": row.files,
-        "counted": row.counted, "done": row.done, "mae": row.error.mae,
-        "within_one": row.error.withinOne, "exact": row.exact,
+        "counted": row.counted, "done": row.done, "exact": row.exact,
       ]
+      object.merge(errorObject(row.error).filter { $0.key != "clips" }) { current, _ in current }
       if let misses = row.silentMisses {
         object["silent_misses"] = ["missed": misses.missed, "done": misses.done]
       }

@@ -144,7 +144,7 @@ enum EvalOutput {
     return reps
   }
 
-  private static func errorObject(_ error: RepError) -> [String: Any] {
+  static func errorObject(_ error: RepError) -> [String: Any] {
     ["clips": error.clips, "mae": error.mae, "within_one": error.withinOne]
   }
 

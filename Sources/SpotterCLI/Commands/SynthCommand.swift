@@ -43,8 +43,8 @@ enum SynthCommand {
           + "tempo changing within a set, a detector that glitches).", default: "clean"),
       .value(
         "seconds-per-rep", "A:B",
-        "With --realism tempo: draw each set's seconds a rep (its time ÷ its reps) from A…B; a "
-          + "random workout then draws exercises done at that tempo."),
+        "With --realism tempo: draw each set's seconds a rep (its time ÷ its reps) from A…B "
+          + "(0.2 ≤ A ≤ B ≤ 20); a random workout then draws exercises done at that tempo."),
       .value(
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
@@ -194,21 +194,13 @@ enum SynthCommand {
       throw CLIError.usage("--realism must be clean, everyday or tempo", command: command)
     }
     options.realism = realism
-    if let text = arguments.string("seconds-per-rep") {
+    if arguments.string("seconds-per-rep") != nil {
       guard realism == .tempo else {
         throw CLIError.usage(
           "--seconds-per-rep pins the tempo realism's tempo; add --realism tempo",
           command: command)
       }
-      let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
-      guard parts.count == 2, let low = parts[0], let high = parts[1], low >= 0.2, low <= high,
-        high <= 20
-      else {
-        throw CLIError.usage(
-          "--seconds-per-rep must be A:B with 0.2 ≤ A ≤ B ≤ 20, e.g. 0.45:0.8 (got '\(text)')",
-          command: command)
-      }
-      options.secondsPerRep = low...high
+      options.secondsPerRep = try arguments.interval("seconds-per-rep", within: 0.2...20)
     }
     return options
   }
