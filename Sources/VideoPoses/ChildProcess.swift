@@ -14,14 +14,18 @@ final class ChildProcess {
   private let errors: FileHandle
   private var buffer = Data()
   private var ended = false
+  private let watcher: ChildWatcher?
+  /// Whether there is no child to wait for: not started yet, or already waited for.
+  private var waited = true
 
   /// Starts `executable` with `arguments`; `input` is written to its standard input (then
   /// closed), and its standard error goes to `errorLog` (appended to; a temporary file when
-  /// nil).
+  /// nil). `watcher` hears its process id when it starts and when it has ended.
   init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-    input: Data? = nil, errorLog: String? = nil
+    input: Data? = nil, errorLog: String? = nil, watcher: ChildWatcher? = nil
   ) throws {
+    self.watcher = watcher
     let errorFile =
       errorLog
       ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
@@ -50,13 +54,19 @@ final class ChildProcess {
     } catch {
       throw VideoError.helperFailed(detail: "cannot start \(executable): \(error)")
     }
+    waited = false
+    watcher?.started(process.processIdentifier)
     try? writing.close()
     if let input { inputPipe.fileHandleForWriting.write(input) }
     try? inputPipe.fileHandleForWriting.close()
   }
 
   deinit {
-    if process.isRunning { process.terminate() }
+    if !waited {
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+      watcher?.ended(process.processIdentifier)
+    }
   }
 
   /// The next line the child wrote to standard output, without its newline; nil once it has
@@ -79,12 +89,35 @@ final class ChildProcess {
   }
 
   /// Waits for the child to end (reading and dropping what it still writes); returns its exit
-  /// status, and the last `errorLines` lines it wrote to standard error.
-  func finish(errorLines: Int = 12) -> (status: Int32, errors: String) {
+  /// status, and the last lines it wrote to standard error.
+  func finish() -> (status: Int32, errors: String) {
     while nextLine() != nil {}
+    return waitForEnd()
+  }
+
+  /// Stops the child now (SIGTERM) and waits for it to end: for a child that has said something
+  /// wrong, whose every further line would only be read and dropped (a whole video's frames,
+  /// with `finish()`). Returns as `finish()` does.
+  func stop() -> (status: Int32, errors: String) {
+    if process.isRunning { process.terminate() }
+    return waitForEnd()
+  }
+
+  /// The last lines of standard error kept in an error message: enough for a Python traceback's
+  /// end, not a screenful of MediaPipe's log.
+  private static let errorLines = 12
+
+  /// Waits for the child's end; its status (128 + the signal when a signal stopped it, as a
+  /// shell says), and the last `errorLines` lines of its standard error.
+  private func waitForEnd() -> (status: Int32, errors: String) {
     process.waitUntilExit()
+    if !waited {
+      waited = true
+      watcher?.ended(process.processIdentifier)
+    }
     let text = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: true).suffix(errorLines)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: true).suffix(
+      Self.errorLines)
     let status =
       process.terminationReason == .uncaughtSignal
       ? 128 + process.terminationStatus : process.terminationStatus
@@ -92,16 +125,32 @@ final class ChildProcess {
   }
 
   /// Runs `executable` to its end: its status and standard output (standard error to
-  /// `errorLog` when given).
+  /// `errorLog` when given; `watcher` as for `init`).
   static func run(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-    errorLog: String? = nil
+    errorLog: String? = nil, watcher: ChildWatcher? = nil
   ) throws -> (status: Int32, output: String, errors: String) {
     let child = try ChildProcess(
-      executable, arguments, environment: environment, errorLog: errorLog)
+      executable, arguments, environment: environment, errorLog: errorLog, watcher: watcher)
     var lines: [String] = []
     while let line = child.nextLine() { lines.append(line) }
     let (status, errors) = child.finish()
     return (status, lines.joined(separator: "\n"), errors)
+  }
+}
+
+/// Hears when a child process starts and when it has ended, by its process id: so that a
+/// command line stopped by a signal can stop the children too. A child runs on when its parent
+/// is stopped (a terminal's Ctrl-C need not reach it: Foundation may start it in a process group
+/// of its own), and the detector would go on reading the video for minutes.
+public struct ChildWatcher: Sendable {
+  public var started: @Sendable (Int32) -> Void
+  public var ended: @Sendable (Int32) -> Void
+
+  public init(
+    started: @escaping @Sendable (Int32) -> Void, ended: @escaping @Sendable (Int32) -> Void
+  ) {
+    self.started = started
+    self.ended = ended
   }
 }

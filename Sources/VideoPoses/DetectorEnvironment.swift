@@ -1,4 +1,5 @@
 import Foundation
+import Poses
 
 #if canImport(Glibc)
   import Glibc
@@ -16,10 +17,13 @@ import Foundation
 /// the detector uses; this set is about 410 MB. The BlazePose models are inside the wheel, so
 /// nothing is downloaded when a video runs.
 ///
-/// The environment is ready when its marker file is there: written last, after the helper's
-/// own `check` found both models, so an interrupted set-up is never taken for a finished one
-/// (the next run removes it and starts again). A lock file keeps two Spotters from setting up
-/// at once.
+/// The environment is ready when its marker file is there and its Python can be run: the
+/// marker is written last, after the helper's own `check` found both models, so an interrupted
+/// set-up is never taken for a finished one; and a Python gone since (the interpreter the
+/// environment was made from removed or upgraded, its link left dangling) makes the
+/// environment not ready either, so the next run (or `--setup`) removes it and sets it up
+/// again rather than failing the same way for ever. A lock file keeps two Spotters from setting
+/// up at once.
 public struct DetectorEnvironment: Sendable {
   public static let mediapipeVersion = "0.10.14"
   /// Installed beside `mediapipe==0.10.14 --no-deps`: numpy and protobuf below the versions
@@ -37,10 +41,13 @@ public struct DetectorEnvironment: Sendable {
   /// MediaPipe's logging turned down to errors.
   let childEnvironment: [String: String]
   private let environment: [String: String]
+  /// Hears of each process the set-up and the detector start (pip, the helper), for a caller
+  /// that must stop them when it is stopped itself.
+  public var watcher: ChildWatcher?
 
   public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     self.environment = environment
-    folder = (Self.cacheFolder(environment) as NSString).appendingPathComponent(
+    folder = (SpotterCacheFolder.path(environment) as NSString).appendingPathComponent(
       "mediapipe-\(Self.mediapipeVersion)")
     var child = environment
     child["PYTHONPATH"] = nil
@@ -51,23 +58,18 @@ public struct DetectorEnvironment: Sendable {
     childEnvironment = child
   }
 
-  /// `$XDG_CACHE_HOME/spotter` when that is an absolute path (the XDG rule), else
-  /// `$HOME/.cache/spotter`.
-  static func cacheFolder(_ environment: [String: String]) -> String {
-    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-      return (cache as NSString).appendingPathComponent("spotter")
-    }
-    let home = environment["HOME"] ?? NSHomeDirectory()
-    return (home as NSString).appendingPathComponent(".cache/spotter")
-  }
-
   /// The environment's Python.
   public var python: String { (folder as NSString).appendingPathComponent("bin/python") }
   var marker: String { (folder as NSString).appendingPathComponent("spotter-ready.json") }
   /// Everything pip and venv said while setting it up.
   public var setupLog: String { folder + ".setup.log" }
 
-  public var isReady: Bool { FileManager.default.fileExists(atPath: marker) }
+  /// Set up, and still able to run: the marker is there and the environment's Python is an
+  /// executable file (a dangling link is not).
+  public var isReady: Bool {
+    FileManager.default.fileExists(atPath: marker)
+      && FileManager.default.isExecutableFile(atPath: python)
+  }
 
   /// The folder's size on disk, in bytes (blocks allocated, as `du` counts them).
   public var diskBytes: Int64 { Self.allocatedBytes(under: folder) }
@@ -149,24 +151,32 @@ public struct DetectorEnvironment: Sendable {
     _ name: String, _ executable: String, _ arguments: [String], say: (String) -> Void
   ) throws -> String {
     say("  " + name + "...")
+    // The command first, then what it says on standard error (appended as it runs), then its
+    // standard output: the log reads in the order things happened.
+    Self.append("\n$ \(executable) \(arguments.joined(separator: " "))\n", to: setupLog)
     let run: (status: Int32, output: String, errors: String)
     do {
       run = try ChildProcess.run(
-        executable, arguments, environment: childEnvironment, errorLog: setupLog)
+        executable, arguments, environment: childEnvironment, errorLog: setupLog,
+        watcher: watcher)
     } catch {
       throw VideoError.setupFailed(step: name, detail: "\(error)", log: setupLog)
     }
-    if let log = FileHandle(forWritingAtPath: setupLog) {
-      log.seekToEndOfFile()
-      log.write(Data("\n$ \(executable) \(arguments.joined(separator: " "))\n".utf8))
-      log.write(Data(run.output.utf8))
-      try? log.close()
-    }
+    Self.append(run.output, to: setupLog)
     guard run.status == 0 else {
       throw VideoError.setupFailed(
         step: name, detail: Self.explain(run.errors, status: run.status), log: setupLog)
     }
     return run.output
+  }
+
+  /// Appends `text` to the file at `path` (the set-up log: a log it cannot write loses only
+  /// the log).
+  private static func append(_ text: String, to path: String) {
+    guard let log = FileHandle(forWritingAtPath: path) else { return }
+    log.seekToEndOfFile()
+    log.write(Data(text.utf8))
+    try? log.close()
   }
 
   /// The lines of a failed step that say why, with what is missing named where it is known.

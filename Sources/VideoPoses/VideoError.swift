@@ -39,7 +39,8 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     }
   }
 
-  /// What to do about it, for the command line's hint.
+  /// What to do about it, for the command line's hint. The environment named is the one this
+  /// process's `XDG_CACHE_HOME` and `HOME` give, the one `spotter video` runs in.
   public var hint: String {
     switch self {
     case .noSuchVideo: "give the path of a video file (MP4, AVI, MOV, MKV...)."
@@ -49,7 +50,10 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     case .notAVideo, .unreadableCodec, .noFrames:
       "the detector reads videos through OpenCV's FFmpeg: re-encode the video as H.264 MP4 "
         + "(ffmpeg -i IN -c:v libx264 OUT.mp4)."
-    case .helperFailed: "run it again; if it fails the same way, the message above says where."
+    case .helperFailed:
+      "run it again; if it fails the same way, the message above says where, and if it is the "
+        + "detector's environment that is broken, delete \(DetectorEnvironment().folder) and the "
+        + "next run sets it up again."
     }
   }
 }

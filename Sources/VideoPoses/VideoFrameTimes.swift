@@ -1,3 +1,5 @@
+import Poses
+
 /// The stream time of each decoded frame, from the decoder's own frame times.
 ///
 /// A video's frames carry their times (presentation timestamps), and those are the times
@@ -42,14 +44,6 @@ public struct VideoFrameTimes: Sendable {
 
   /// The index of the frame whose time is nearest `t` (nil when there are no frames).
   public static func nearest(_ t: Double, in times: [Double]) -> Int? {
-    guard !times.isEmpty else { return nil }
-    var low = 0
-    var high = times.count
-    while low < high {
-      let middle = (low + high) / 2
-      if times[middle] < t { low = middle + 1 } else { high = middle }
-    }
-    let candidates = [low - 1, low].filter { times.indices.contains($0) }
-    return candidates.min { abs(times[$0] - t) < abs(times[$1] - t) }
+    times.indexNearest(t) { $0 }
   }
 }

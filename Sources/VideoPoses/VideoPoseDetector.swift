@@ -21,21 +21,15 @@ public enum VideoPoseDetector {
   public struct Detected: Sendable {
     public var width: Int
     public var height: Int
-    /// The container's nominal frame rate, when it says.
-    public var fps: Double?
-    public var codec: String?
     /// Each decoded frame's stream time: frame `i` is at `frameTimes[i]`.
     public var frameTimes: [Double]
     /// Frames in which BlazePose found a person.
     public var framesWithPerson: Int
-    /// Wall-clock seconds from the first frame's poses to the last's.
-    public var detectionSeconds: Double
+    /// How the run ended: its frames, seconds and the detector's rate, as the last progress
+    /// report had them.
+    public var detection: Progress
 
     public var frames: Int { frameTimes.count }
-    /// Frames detected a second (the first frame, which loads the models, not counted).
-    public var framesPerSecond: Double {
-      frames > 1 && detectionSeconds > 0 ? Double(frames - 1) / detectionSeconds : 0
-    }
   }
 
   /// How far the run is, after each frame.
@@ -46,6 +40,7 @@ public enum VideoPoseDetector {
     /// Seconds since the first frame's poses came.
     public var seconds: Double
 
+    /// Frames detected a second (the first frame, which loads the models, not counted).
     public var framesPerSecond: Double {
       frames > 1 && seconds > 0 ? Double(frames - 1) / seconds : 0
     }
@@ -69,13 +64,13 @@ public enum VideoPoseDetector {
   ) throws -> Detected {
     let helper = try ChildProcess(
       environment.python, [try HelperScript.path(), "detect", video],
-      environment: environment.childEnvironment)
+      environment: environment.childEnvironment, watcher: environment.watcher)
     let first = try header(helper.nextLine(), of: helper, video: video)
     let partial = temporaryPath(for: path)
     defer { try? FileManager.default.removeItem(atPath: partial) }
     var detected = Detected(
-      width: first.width, height: first.height, fps: first.fps, codec: first.codec,
-      frameTimes: [], framesWithPerson: 0, detectionSeconds: 0)
+      width: first.width, height: first.height, frameTimes: [], framesWithPerson: 0,
+      detection: Progress(frames: 0, expectedFrames: first.frames, seconds: 0))
     do {
       let writer = try PoseFileWriter(
         path: partial, format: .jsonl,
@@ -84,7 +79,15 @@ public enum VideoPoseDetector {
       var started: Date?
       var ended = false
       while let line = helper.nextLine() {
-        let frame = try decodeFrame(line, width: first.width, height: first.height)
+        let frame: Frame?
+        do {
+          frame = try decodeFrame(line)
+        } catch let problem as LineProblem {
+          _ = helper.stop()
+          let place =
+            clock.times.isEmpty ? "before the first frame" : "after frame \(clock.times.count)"
+          throw VideoError.helperFailed(detail: "\(problem.text) \(place)")
+        }
         guard let frame else {
           ended = true
           break
@@ -94,11 +97,9 @@ public enum VideoPoseDetector {
         if frame.pose != nil { detected.framesWithPerson += 1 }
         let now = Date()
         started = started ?? now
-        detected.detectionSeconds = now.timeIntervalSince(started!)
-        progress(
-          Progress(
-            frames: clock.times.count, expectedFrames: first.frames,
-            seconds: detected.detectionSeconds))
+        detected.detection.frames = clock.times.count
+        detected.detection.seconds = now.timeIntervalSince(started!)
+        progress(detected.detection)
       }
       let (status, errors) = helper.finish()
       guard ended, status == 0 else {
@@ -106,7 +107,7 @@ public enum VideoPoseDetector {
           detail: "it stopped after \(clock.times.count) frames (exit status \(status))"
             + (errors.isEmpty ? "" : ": " + errors))
       }
-      try writer.flush()
+      try writer.close()
       detected.frameTimes = clock.times
     }
     guard rename(partial, path) == 0 else {
@@ -137,21 +138,72 @@ public enum VideoPoseDetector {
     var detector: String
   }
 
+  /// The helper's first line, read: the video's facts, or the error it reports about the
+  /// video. A line that is neither stops the helper at once (it would otherwise go on through
+  /// the whole video before its end could be waited for).
+  ///
+  /// - Throws: `VideoError.notAVideo`, `.unreadableCodec` or `.noFrames` as the helper
+  ///   reports; `.helperFailed` when it ended without a line, or its line is not one of these.
   static func header(_ line: String?, of helper: ChildProcess, video: String) throws -> VideoLine {
-    guard let line, let object = json(line) else {
+    guard let line else {
       let (status, errors) = helper.finish()
       throw VideoError.helperFailed(
         detail: "it ended before reading the video (exit status \(status))"
           + (errors.isEmpty ? "" : ": " + errors))
     }
-    if object["type"] as? String == "error" {
+    let first: FirstLine
+    do {
+      first = try decodeFirstLine(line)
+    } catch let problem as LineProblem {
+      _ = helper.stop()
+      throw VideoError.helperFailed(detail: "\(problem.text) as its first line")
+    }
+    switch first {
+    case .video(let facts):
+      return facts
+    case .error(let kind, let message):
       _ = helper.finish()
-      let message = object["message"] as? String ?? "no reason given"
-      switch object["kind"] as? String {
+      switch kind {
       case "codec": throw VideoError.unreadableCodec(path: video, detail: message)
       case "empty": throw VideoError.noFrames(path: video)
       default: throw VideoError.notAVideo(path: video, detail: message)
       }
+    }
+  }
+
+  /// What the helper's first line says.
+  enum FirstLine {
+    case video(VideoLine)
+    /// The video cannot be read: `kind` is `open`, `codec` or `empty`.
+    case error(kind: String?, message: String)
+  }
+
+  /// A line of the helper's that is not what it should be: `text` says what it was, quoting
+  /// it, for an error that then says where it came.
+  struct LineProblem: Error, Equatable {
+    var text: String
+  }
+
+  /// The longest part of a bad line quoted in an error: enough to recognise it by, not a
+  /// whole frame's 33 landmarks.
+  static let quoted = 200
+
+  static func quote(_ line: String) -> String {
+    line.count <= quoted ? "'\(line)'" : "'\(line.prefix(quoted))...'"
+  }
+
+  /// The helper's first line, read.
+  ///
+  /// - Throws: `LineProblem` for a line that is not a JSON object, or neither the video's facts (a
+  ///   `video` line with a width, a height and the detector) nor an `error` line.
+  static func decodeFirstLine(_ line: String) throws -> FirstLine {
+    guard let object = json(line) else {
+      throw LineProblem(text: "a line that is not a JSON object, \(quote(line)),")
+    }
+    if object["type"] as? String == "error" {
+      return .error(
+        kind: object["kind"] as? String,
+        message: object["message"] as? String ?? "no reason given")
     }
     guard object["type"] as? String == "video", let width = object["width"] as? Int,
       let height = object["height"] as? Int, width > 0, height > 0,
@@ -159,13 +211,15 @@ public enum VideoPoseDetector {
       let detectorText = try? JSONSerialization.data(
         withJSONObject: detector, options: [.sortedKeys])
     else {
-      _ = helper.finish()
-      throw VideoError.helperFailed(detail: "its first line is not the video's facts: \(line)")
+      throw LineProblem(
+        text: "\(quote(line)) where the video's facts (type video, width, height, detector) "
+          + "should be,")
     }
-    return VideoLine(
-      width: width, height: height, fps: object["fps"] as? Double,
-      frames: object["frames"] as? Int, codec: object["codec"] as? String,
-      detector: String(decoding: detectorText, as: UTF8.self))
+    return .video(
+      VideoLine(
+        width: width, height: height, fps: object["fps"] as? Double,
+        frames: object["frames"] as? Int, codec: object["codec"] as? String,
+        detector: String(decoding: detectorText, as: UTF8.self)))
   }
 
   static func poseHeader(_ video: VideoLine, video path: String) -> PoseFileHeader {
@@ -186,29 +240,50 @@ public enum VideoPoseDetector {
       extra: ["detector": video.detector, "video": factsText])
   }
 
-  /// One frame line: its decoder time and BlazePose's landmarks (nil: nobody); nil for the
-  /// `end` line.
-  static func decodeFrame(_ line: String, width: Int, height: Int) throws
-    -> (milliseconds: Double?, pose: [Joint]?)?
-  {
+  /// One frame as the helper gives it: the decoder's time of it, in milliseconds (nil when it
+  /// has none), and BlazePose's landmarks (nil: nobody found).
+  struct Frame: Equatable {
+    var milliseconds: Double?
+    var pose: [Joint]?
+  }
+
+  /// One frame line; nil for the `end` line.
+  ///
+  /// - Throws: `LineProblem` for a line that is not a JSON object, not a frame, or whose `pose` is
+  ///   neither null nor BlazePose's 33 landmarks of `[x, y, visibility]`: a pose the helper
+  ///   sent and Spotter could not read is never taken for a frame of nobody.
+  static func decodeFrame(_ line: String) throws -> Frame? {
     guard let object = json(line) else {
-      throw VideoError.helperFailed(detail: "a line that is not JSON: \(line.prefix(200))")
+      throw LineProblem(text: "a line that is not a JSON object, \(quote(line)),")
     }
     if object["type"] as? String == "end" { return nil }
     guard object["i"] is Int else {
-      throw VideoError.helperFailed(detail: "a line that is not a frame: \(line.prefix(200))")
+      throw LineProblem(text: "a line that is not a frame, \(quote(line)),")
     }
     let milliseconds = object["ms"] as? Double
-    guard let landmarks = object["pose"] as? [[Double]] else { return (milliseconds, nil) }
-    let count = PoseLayout.mediapipe33.jointCount
-    guard landmarks.count == count, landmarks.allSatisfy({ $0.count == 3 }) else {
-      throw VideoError.helperFailed(
-        detail: "a pose of \(landmarks.count) landmarks; BlazePose has \(count)")
+    guard let given = object["pose"], !(given is NSNull) else {
+      return Frame(milliseconds: milliseconds, pose: nil)
     }
-    return (
-      milliseconds,
-      landmarks.map { Joint(x: Float($0[0]), y: Float($0[1]), confidence: Float($0[2])) }
-    )
+    let count = PoseLayout.mediapipe33.jointCount
+    guard let landmarks = given as? [Any] else {
+      throw LineProblem(
+        text: "a pose that is not a list of \(count) landmarks [x, y, visibility], "
+          + "\(quote(line)),")
+    }
+    guard landmarks.count == count else {
+      throw LineProblem(
+        text: "a pose of \(landmarks.count) landmarks, not BlazePose's \(count), \(quote(line)),")
+    }
+    var joints: [Joint] = []
+    for (index, landmark) in landmarks.enumerated() {
+      guard let numbers = landmark as? [Double], numbers.count == 3 else {
+        throw LineProblem(
+          text: "a pose whose landmark \(index) is not [x, y, visibility], \(quote(line)),")
+      }
+      joints.append(
+        Joint(x: Float(numbers[0]), y: Float(numbers[1]), confidence: Float(numbers[2])))
+    }
+    return Frame(milliseconds: milliseconds, pose: joints)
   }
 
   static func json(_ line: String) -> [String: Any]? {

@@ -43,20 +43,17 @@ public enum VideoStillGrabber {
     let input = try JSONSerialization.data(withJSONObject: ["frames": frames])
     let helper = try ChildProcess(
       environment.python, [try HelperScript.path(), "stills", video],
-      environment: environment.childEnvironment, input: input)
+      environment: environment.childEnvironment, input: input, watcher: environment.watcher)
     var stills: [Int: Data] = [:]
     while let line = helper.nextLine() {
-      guard let object = VideoPoseDetector.json(line) else { continue }
-      if object["type"] as? String == "error" {
-        _ = helper.finish()
-        throw VideoError.helperFailed(
-          detail: "reading frames again: \(object["message"] as? String ?? line)")
+      let still: (index: Int, jpeg: Data)
+      do {
+        still = try decodeStill(line)
+      } catch let problem as VideoPoseDetector.LineProblem {
+        _ = helper.stop()
+        throw VideoError.helperFailed(detail: "reading frames again: \(problem.text)")
       }
-      if let index = object["k"] as? Int, let text = object["jpeg"] as? String,
-        let jpeg = Data(base64Encoded: text)
-      {
-        stills[index] = jpeg
-      }
+      stills[still.index] = still.jpeg
     }
     let (status, errors) = helper.finish()
     guard status == 0 else {
@@ -65,5 +62,29 @@ public enum VideoStillGrabber {
           + (errors.isEmpty ? "" : ": " + errors))
     }
     return stills
+  }
+
+  /// One line of the helper's `stills`: which still it is (its place in the requests) and its
+  /// JPEG.
+  ///
+  /// - Throws: `VideoError.helperFailed` for the helper's `error` line (the video cannot be
+  ///   read again); `VideoPoseDetector.LineProblem` for a line that is not a JSON object, or not a still
+  ///   with its JPEG in base64.
+  static func decodeStill(_ line: String) throws -> (index: Int, jpeg: Data) {
+    guard let object = VideoPoseDetector.json(line) else {
+      throw VideoPoseDetector.LineProblem(
+        text: "a line that is not a JSON object, \(VideoPoseDetector.quote(line))")
+    }
+    if object["type"] as? String == "error" {
+      throw VideoError.helperFailed(
+        detail: "reading frames again: \(object["message"] as? String ?? line)")
+    }
+    guard let index = object["k"] as? Int, let text = object["jpeg"] as? String,
+      let jpeg = Data(base64Encoded: text)
+    else {
+      throw VideoPoseDetector.LineProblem(
+        text: "a line that is not a still (k, jpeg in base64), \(VideoPoseDetector.quote(line))")
+    }
+    return (index, jpeg)
   }
 }

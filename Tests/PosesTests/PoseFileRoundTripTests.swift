@@ -60,6 +60,24 @@ import Testing
     return true
   }
 
+  /// A write that fails once the buffer fills (a full disk: /dev/full) is not lost: the next
+  /// flush, or the close, throws it, even with nothing left to write by then, so a pose file
+  /// with a gap in it is never taken for a whole one.
+  @Test(arguments: [false, true])
+  func aWriteThatFailedOnItsOwnIsThrownLater(closing: Bool) throws {
+    try #require(FileManager.default.fileExists(atPath: "/dev/full"), "no /dev/full here")
+    let output = try TextOutput(creating: "/dev/full")
+    // A whole buffer's worth: written out (and failing) inside `write`, none of it left over.
+    output.write(String(repeating: "x", count: 64 * 1024))
+    let error = #expect(throws: PoseFileError.self) {
+      if closing { try output.close() } else { try output.flush() }
+    }
+    #expect(error?.file == "/dev/full")
+    #expect(error?.message.hasPrefix("write failed: ") == true, "\(String(describing: error))")
+    // Thrown once: the caller has it.
+    #expect(throws: Never.self) { try output.flush() }
+  }
+
   @Test(arguments: PoseLayout.allCases, spaces)
   func jsonLinesRoundTripsEveryLayoutAndSpace(layout: PoseLayout, space: CoordinateSpace) throws {
     let header = PoseFileHeader(

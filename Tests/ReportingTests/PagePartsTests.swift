@@ -1,4 +1,5 @@
 import Foundation
+import Poses
 import Testing
 
 @testable import Reporting
@@ -28,6 +29,25 @@ import Testing
   ])
   func timesReadAsAClock(_ seconds: Double, _ tenths: Bool, _ text: String) {
     #expect(Markup.clock(seconds, tenths: tenths) == text)
+  }
+
+  /// A rep whose start the video could not give again: the turn's frame keeps its own name
+  /// (and the start's is not put on it).
+  @Test(arguments: [(1, "Bottom"), (0, "Top")])
+  func aRepsFrameKeepsItsNameWhenTheOtherIsMissing(_ kept: Int, _ name: String) {
+    let moments = [StickPose(t: 1, pose: .nobody), StickPose(t: 2, pose: .nobody)]
+    let figures = RepFigures(count: 1, why: "typical", start: moments[0], turn: moments[1])
+    let still = VideoStill(
+      t: moments[kept].t, frameTime: moments[kept].t, crop: Box(x: 0, y: 0, width: 8, height: 6),
+      pose: nil, jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]))
+    var page = Markup()
+    VideoFrames.rep(
+      figures, title: "Typical rep", names: ["Top", "Bottom"],
+      video: ReportVideo(file: "clip.mp4", width: 8, height: 6, reps: [still]), into: &page)
+    let clock = Markup.clock(moments[kept].t, tenths: true)
+    #expect(page.text.contains(">\(name) \(clock)</span>"), "\(page.text)")
+    #expect(page.text.contains("Typical rep in the video: \(name)</figcaption>"))
+    #expect(page.text.components(separatedBy: "<svg").count == 2)
   }
 
   @Test func aStraightLineKeepsItsEnds() {

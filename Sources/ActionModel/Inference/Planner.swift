@@ -1,5 +1,6 @@
 import Foundation
 import Linalg
+import Poses
 import Randomness
 
 /// Makes a model's `ExecutionPlan` by measuring on the machine at hand, the way FFTW's planner
@@ -10,7 +11,8 @@ import Randomness
 /// Measuring takes at most about 50 ms (each layer alone, each usable strategy, a few runs,
 /// best of them; larger tiles only while time is left). The plan is then kept in a small cache,
 /// one file per CPU model, instruction set, OpenBLAS build and network shape, in
-/// `$XDG_CACHE_HOME/spotter/` (else `~/.cache/spotter/`), so later starts cost a file read.
+/// `SpotterCacheFolder` (`$XDG_CACHE_HOME/spotter/`, else `~/.cache/spotter/`), so later starts
+/// cost a file read.
 ///
 /// `SPOTTER_PLAN` chooses: unset (or `cached`) for the cache, else measuring; `measure` to
 /// measure again and refresh the cache; `estimate` for a fixed plan from simple rules, nothing
@@ -31,20 +33,18 @@ public enum Planner {
     let mode = environment[environmentVariable] ?? "cached"
     if mode == "estimate" { return estimated(for: classifier) }
     let key = cacheKey(for: classifier.config)
-    let path = cacheFolder(environment).map { $0 + "/plan-" + hexHash(key) + ".txt" }
-    if mode != "measure", let path, let text = try? String(contentsOfFile: path, encoding: .utf8),
+    let path = SpotterCacheFolder.path(environment) + "/plan-" + hexHash(key) + ".txt"
+    if mode != "measure", let text = try? String(contentsOfFile: path, encoding: .utf8),
       let plan = ExecutionPlan.decode(
         text, key: key, layers: classifier.config.convolutions.count, path: path)
     {
       return plan
     }
     let plan = measured(for: classifier)
-    if let path {
-      // A cache that cannot be written costs the next start another measurement, nothing more.
-      try? FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      try? plan.encoded(key: key).write(toFile: path, atomically: true, encoding: .utf8)
-    }
+    // A cache that cannot be written costs the next start another measurement, nothing more.
+    try? FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try? plan.encoded(key: key).write(toFile: path, atomically: true, encoding: .utf8)
     return plan
   }
 
@@ -179,13 +179,6 @@ public enum Planner {
     return "v3|\(cpuName)|\(InstructionSet.available)|\(BLAS.configuration)|"
       + "T\(config.window)F\(config.inputFeatures)K\(config.classes)|"
       + layers.joined(separator: ",")
-  }
-
-  /// `$XDG_CACHE_HOME/spotter`, else `~/.cache/spotter`; nil with neither variable set.
-  static func cacheFolder(_ environment: [String: String]) -> String? {
-    if let base = environment["XDG_CACHE_HOME"], !base.isEmpty { return base + "/spotter" }
-    if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/spotter" }
-    return nil
   }
 
   /// The CPU's model name (`/proc/cpuinfo`), for plan keys and for naming where a figure was

@@ -100,7 +100,15 @@ public final class PoseFileWriter {
   }
 
   /// Writes out what is buffered.
+  ///
+  /// - Throws: `PoseFileError` for a write that failed, now or since the last flush (a full
+  ///   disk): the file is then not whole.
   public func flush() throws { try output?.flush() }
+
+  /// Writes out what is buffered and closes the file; the writer writes nothing after.
+  ///
+  /// - Throws: as `flush()`, and when the file cannot be closed.
+  public func close() throws { try output?.close() }
 
   /// One JSON Lines frame, `pose` for one person and `people` otherwise.
   public static func jsonFrameLine(t: Double, people: [Pose], header: PoseFileHeader) -> String {

@@ -8,10 +8,16 @@
 ///
 /// Writes go to the descriptor when 64 KiB have gathered, on `flush()`, and on deinit. Live
 /// output (events in a pipe) calls `flush()` after each batch of lines.
+///
+/// A write that fails on its own (when the buffer fills, inside `write`) is not lost: the first
+/// such error is kept and thrown by the next `flush()` or `close()`, so a file with a gap in it
+/// (a full disk) is never taken for a whole one.
 public final class TextOutput {
-  private let descriptor: Int32
+  private var descriptor: Int32
   private let closesDescriptor: Bool
   private var pending: [UInt8] = []
+  /// The first write that failed since the last `flush()` or `close()` threw.
+  private var failure: PoseFileError?
   public let name: String
 
   public init(descriptor: Int32, name: String, closing: Bool = false) {
@@ -33,14 +39,15 @@ public final class TextOutput {
   public static func standardOutput() -> TextOutput { TextOutput(descriptor: 1, name: "<stdout>") }
 
   deinit {
-    try? flush()
-    if closesDescriptor { close(descriptor) }
+    try? close()
   }
 
   public func write(_ text: String) {
     var text = text
     text.withUTF8 { pending.append(contentsOf: $0) }
-    if pending.count >= 64 * 1024 { try? flush() }
+    if pending.count >= 64 * 1024 {
+      do { try flush() } catch { failure = failure ?? (error as? PoseFileError) }
+    }
   }
 
   public func writeLine(_ text: String) {
@@ -48,7 +55,16 @@ public final class TextOutput {
     pending.append(0x0A)
   }
 
+  /// Writes out what is buffered.
+  ///
+  /// - Throws: `PoseFileError` for this write, or for an earlier one that failed inside
+  ///   `write` (the first of them).
   public func flush() throws {
+    if let failure {
+      self.failure = nil
+      pending.removeAll(keepingCapacity: true)
+      throw failure
+    }
     var offset = 0
     while offset < pending.count {
       let written = pending.withUnsafeBytes {
@@ -64,9 +80,28 @@ public final class TextOutput {
     }
     pending.removeAll(keepingCapacity: true)
   }
+
+  /// Flushes, then closes the descriptor if this output opened it; nothing is written after.
+  ///
+  /// - Throws: `PoseFileError` for a write that failed (`flush()`), or when the file cannot be
+  ///   closed (some file systems report a failed write only then).
+  public func close() throws {
+    guard descriptor >= 0 else { return }
+    defer { descriptor = -1 }
+    var failed: Error?
+    do { try flush() } catch { failed = error }
+    if closesDescriptor, systemClose(descriptor) != 0, failed == nil {
+      failed = PoseFileError(
+        file: name, message: "close failed: \(String(cString: strerror(errno)))")
+    }
+    if let failed { throw failed }
+  }
 }
 
 /// The C library's write(2), named apart from `TextOutput.write(_:)`.
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
   write(descriptor, bytes, count)
 }
+
+/// The C library's close(2), named apart from `TextOutput.close()`.
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }

@@ -37,6 +37,12 @@ public enum ReportPage {
     return page.text
   }
 
+  /// Stream seconds as the page writes them, `m:ss` (`m:ss.s` with `tenths`), for a command
+  /// line that speaks of the same session in the same words.
+  public static func clock(_ seconds: Double, tenths: Bool = false) -> String {
+    Markup.clock(seconds, tenths: tenths)
+  }
+
   private static func header(_ report: SessionReport, into page: inout Markup) {
     page.open("header")
     page.element("h1", [], "Spotter session report")

@@ -31,21 +31,23 @@ enum VideoFrames {
     _ figures: RepFigures, title: String, names: [String], video: ReportVideo,
     into page: inout Markup
   ) {
-    let stills = [figures.start, figures.turn].compactMap { video.repStill(at: $0.t) }
+    // Each name stays with its own moment when the other's frame is missing.
+    let stills = zip(names, [figures.start, figures.turn]).compactMap { name, figure in
+      video.repStill(at: figure.t).map { (name: name, still: $0) }
+    }
     guard !stills.isEmpty else { return }
     page.open("figure", [("class", "still"), ("data-still", "rep")])
     page.open("div", [("class", "pair")])
-    for (index, still) in stills.enumerated() {
+    for (name, still) in stills {
       page.open("span")
       draw(still, height: 170, into: &page)
       page.element(
-        "span", [("class", "muted")],
-        names[index] + " " + Markup.clock(still.frameTime, tenths: true))
+        "span", [("class", "muted")], name + " " + Markup.clock(still.frameTime, tenths: true))
       page.close("span")
     }
     page.close("div")
     page.open("figcaption")
-    page.escaped("\(title) in the video: \(names.joined(separator: " and "))")
+    page.escaped("\(title) in the video: \(stills.map(\.name).joined(separator: " and "))")
     page.close("figcaption")
     page.close("figure")
   }

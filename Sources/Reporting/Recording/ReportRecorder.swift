@@ -328,15 +328,7 @@ public final class ReportRecorder {
 
   /// The pose of the tick nearest `t` (within a tenth of a second), if anybody was seen then.
   func pose(at t: Double) -> Pose? {
-    guard !ticks.isEmpty else { return nil }
-    var low = 0
-    var high = ticks.count
-    while low < high {
-      let middle = (low + high) / 2
-      if ticks[middle].t < t { low = middle + 1 } else { high = middle }
-    }
-    let candidates = [low - 1, low].filter { ticks.indices.contains($0) }
-    guard let best = candidates.min(by: { abs(ticks[$0].t - t) < abs(ticks[$1].t - t) }),
+    guard let best = ticks.indexNearest(t, time: { $0.t }),
       abs(ticks[best].t - t) <= 0.1, ticks[best].pose.hasPerson
     else { return nil }
     return ticks[best].pose

@@ -31,7 +31,9 @@ enum VideoCommand {
       .flag("json", "Print NDJSON events (README, 'Events') instead of a timeline."),
       ReportCommand.option,
     ] + RuntimeOptions.options + [
-      .flag("setup", "Set up the pose detector if it is not yet, say where it is, and stop.")
+      .flag(
+        "setup",
+        "Set up the pose detector if it is not yet and say where it is; without FILE, only that.")
     ],
     discussion: """
       The first run sets the detector up: a Python virtual environment under
@@ -39,8 +41,10 @@ enum VideoCommand {
       410 MB; it needs Python 3.9 to 3.12 with venv and pip (SPOTTER_PYTHON picks one). The
       pose file holds BlazePose's 33 landmarks in the video's pixels at the video's own frame
       times, each with the detector's visibility as its score, and frames of nobody as such.
-      The report (--report) shows frames of the video with the pose drawn over them. Progress
-      goes to standard error on a terminal.
+      The report (--report) shows frames of the video with the pose drawn over them. With
+      --exercise nothing is classified, so the classifier's options (--weights, --stride,
+      --enter, --dwell, --exit) are refused, as 'spotter count' refuses them. Progress goes to
+      standard error on a terminal.
       """,
     run: run
   )
@@ -56,10 +60,19 @@ enum VideoCommand {
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
     let posesOut = arguments.values["poses-out"]
     if let posesOut { try ReportCommand.checkWritable(posesOut, option: "--poses-out") }
+    try checkApart(
+      video: video, outputs: [("--poses-out", posesOut), ("--report", reportFile)])
     let goals = try RuntimeOptions.goals(arguments)
     let definition = try arguments.values["exercise"].map {
       try CountCommand.definition(
         named: $0, in: try ExerciseCatalogueOption.load(arguments), command: command)
+    }
+    if definition != nil,
+      let given = classifierOptions.first(where: { arguments.values[$0] != nil })
+    {
+      throw CLIError.usage(
+        "--\(given) is for the classifier, and with --exercise nothing is classified "
+          + "(as in 'spotter count')", command: command)
     }
     if let definition, let other = goals.first(where: { !$0.applies(to: definition.name) }) {
       throw CLIError.usage(
@@ -74,7 +87,11 @@ enum VideoCommand {
       else { throw VideoError.noSuchVideo(path: video) }
     }
 
-    let environment = DetectorEnvironment()
+    var environment = DetectorEnvironment()
+    // Stopped (Ctrl-C), the command stops the detector's processes too.
+    environment.watcher = ChildWatcher(
+      started: { InterruptCleanup.stop(onInterrupt: $0) },
+      ended: { InterruptCleanup.forget(pid: $0) })
     if try environment.prepare(say: { Terminal.error($0) }) || setupOnly {
       Terminal.error(
         "Pose detector ready: \(environment.folder) "
@@ -136,7 +153,7 @@ enum VideoCommand {
       var detail = "starting the detector"
       if state.framesPerSecond > 0 {
         detail = "\(Int(state.framesPerSecond.rounded())) frames/s"
-        if let left = state.secondsLeft { detail += ", " + clock(left) + " left" }
+        if let left = state.secondsLeft { detail += ", " + ReportPage.clock(left) + " left" }
       }
       shown.advance(to: state.frames, detail: detail)
     }
@@ -149,13 +166,39 @@ enum VideoCommand {
       ? Int((Double(detected.framesWithPerson) / Double(detected.frames) * 100).rounded()) : 0
     return
       "\(URL(fileURLWithPath: video).lastPathComponent): \(detected.frames) frames "
-      + "(\(clock(detected.frameTimes.last ?? 0))), a person in \(detected.framesWithPerson) "
-      + "(\(share)%); BlazePose at \(Int(detected.framesPerSecond.rounded())) frames/s."
+      + "(\(ReportPage.clock(detected.frameTimes.last ?? 0))), a person in "
+      + "\(detected.framesWithPerson) (\(share)%); BlazePose at "
+      + "\(Int(detected.detection.framesPerSecond.rounded())) frames/s."
   }
 
-  /// Seconds as `m:ss`.
-  static func clock(_ seconds: Double) -> String {
-    let whole = Int(max(0, seconds).rounded())
-    return "\(whole / 60):" + String(format: "%02d", whole % 60)
+  /// The runtime's options that only the classifier uses: `spotter count` has none of them.
+  static let classifierOptions = ["weights", "stride", "enter", "dwell", "exit"]
+
+  /// Refuses outputs that name the video, or each other, however they name it (another path,
+  /// a symlink, a hard link): the pose file is renamed over its path and the page written over
+  /// its own, so either would replace the video, or the poses the page.
+  ///
+  /// - Throws: `CLIError.usage` naming both.
+  static func checkApart(video: String?, outputs: [(option: String, path: String?)]) throws {
+    var named = outputs.compactMap { output in output.path.map { ("\(output.option) \($0)", $0) } }
+    if let video { named.insert(("the video \(video)", video), at: 0) }
+    for (index, first) in named.enumerated() {
+      for second in named[(index + 1)...] where fileIdentity(first.1) == fileIdentity(second.1) {
+        throw CLIError.usage("\(second.0) is the same file as \(first.0)", command: command)
+      }
+    }
+  }
+
+  /// What a path names once every symlink is followed: the file's device and inode when it
+  /// exists, else its folder's real path and its name.
+  static func fileIdentity(_ path: String) -> String {
+    var info = stat()
+    if stat(path, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
+    let url = URL(fileURLWithPath: path)
+    guard let folder = realpath(url.deletingLastPathComponent().path, nil) else {
+      return url.standardized.path
+    }
+    defer { free(folder) }
+    return String(cString: folder) + "/" + url.lastPathComponent
   }
 }

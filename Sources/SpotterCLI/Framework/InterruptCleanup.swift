@@ -4,24 +4,53 @@
   import Darwin
 #endif
 
-/// Files a command removes if it is stopped (Ctrl-C, SIGTERM) before it is done with them: the
-/// pose file `spotter video` writes under a temporary name, so that a stopped run leaves
-/// nothing half-written behind, as a failed one does not.
+/// Files a command removes, and child processes it stops, if it is stopped (Ctrl-C, SIGTERM)
+/// before it is done with them: the pose file `spotter video` writes under a temporary name, so
+/// that a stopped run leaves nothing half-written behind, as a failed one does not; and the
+/// detector's helper, which would otherwise read on through the video with nobody to read its
+/// poses.
 ///
-/// The handler may only do what is safe in a signal handler: `unlink` each path from a fixed
-/// table of C strings made beforehand, then `_exit` with 128 + the signal, as a shell reports
-/// a program the signal stopped.
+/// The handler may only do what is safe in a signal handler: `kill` each process id and
+/// `unlink` each path from fixed tables made beforehand (process ids, C strings), then `_exit`
+/// with 128 + the signal, as a shell reports a program the signal stopped.
 enum InterruptCleanup {
   private static let capacity = 8
   nonisolated(unsafe) private static var paths = [UnsafeMutablePointer<CChar>?](
     repeating: nil, count: capacity)
+  /// Process ids to stop; 0 for a free slot. Written only outside the handler, a whole
+  /// `pid_t` at a time, so the handler reads each slot as it was or as it is.
+  nonisolated(unsafe) private static let children: UnsafeMutablePointer<pid_t> = {
+    let table = UnsafeMutablePointer<pid_t>.allocate(capacity: capacity)
+    table.initialize(repeating: 0, count: capacity)
+    return table
+  }()
   nonisolated(unsafe) private static var installed = false
 
   /// Removes `path` if the process is stopped by SIGINT or SIGTERM from now until `forget`.
   static func remove(onInterrupt path: String) {
     guard let slot = paths.firstIndex(where: { $0 == nil }) else { return }
     paths[slot] = strdup(path)
+    install()
+  }
+
+  /// Stops the process `pid` (SIGTERM) if this process is stopped by SIGINT or SIGTERM from now
+  /// until `forget(pid:)`.
+  static func stop(onInterrupt pid: pid_t) {
+    install()
+    guard let slot = (0..<capacity).first(where: { children[$0] == 0 }) else { return }
+    children[slot] = pid
+  }
+
+  /// No longer stops `pid` (it has ended).
+  static func forget(pid: pid_t) {
+    for slot in 0..<capacity where children[slot] == pid { children[slot] = 0 }
+  }
+
+  /// Installs the handler, once, with the tables made before it can run (a lazy `static`
+  /// made in the handler would not be safe there).
+  private static func install() {
     if !installed {
+      _ = (paths, children)
       installed = true
       signal(SIGINT, handle)
       signal(SIGTERM, handle)
@@ -45,6 +74,9 @@ enum InterruptCleanup {
   }
 
   private static let handle: @convention(c) (Int32) -> Void = { signal in
+    for slot in 0..<InterruptCleanup.capacity where InterruptCleanup.children[slot] > 0 {
+      kill(InterruptCleanup.children[slot], SIGTERM)
+    }
     for slot in 0..<InterruptCleanup.capacity {
       if let path = InterruptCleanup.paths[slot] { unlink(path) }
     }

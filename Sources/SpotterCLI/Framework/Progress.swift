@@ -18,11 +18,14 @@ final class Progress {
   }
 
   /// `unit done/total, detail`, over the last line whatever its length; drawn at most five
-  /// times a second, so a fast loop spends its time on its work and not on the terminal.
+  /// times a second, so a fast loop spends its time on its work and not on the terminal. The
+  /// last step of a known total is always drawn, so the line ends on it; with no total (0) there
+  /// is no last step to know, and every step is throttled alike.
   func advance(to done: Int, detail: String) {
     guard shown else { return }
     let now = Date()
-    if let last = lastDrawn, now.timeIntervalSince(last) < 0.2, done < total { return }
+    let isLast = total > 0 && done >= total
+    if let last = lastDrawn, now.timeIntervalSince(last) < 0.2, !isLast { return }
     lastDrawn = now
     let count = total > 0 ? "\(done)/\(total)" : "\(done)"
     Terminal.error("\r\(unit) \(count), \(detail)\u{1B}[K", newline: false)

@@ -131,7 +131,6 @@ def detect(path):
         "name": "BlazePose", "model": "pose_landmark_full.tflite",
         "package": "mediapipe " + mp.__version__, "api": "mp.solutions.pose",
         "scores": "visibility"}))
-    width, height = facts["width"], facts["height"]
     index = 0
     while frame is not None:
         # The decoder's time of the frame just read; 0 after the first means it had none.
@@ -139,6 +138,9 @@ def detect(path):
         found = pose.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)).pose_landmarks
         landmarks = None
         if found is not None:
+            # BlazePose's coordinates are fractions of this frame's own size, which need not
+            # be the size the container declares (a stream that changes resolution).
+            height, width = frame.shape[:2]
             landmarks = [[round(p.x * width, 2), round(p.y * height, 2), round(p.visibility, 4)]
                          for p in found.landmark]
         emit({"i": index, "ms": round(ms, 3) if (ms > 0 or index == 0) else None,
