@@ -116,6 +116,29 @@ import Testing
     #expect(reps.count >= 41 && reps.count <= 42, "\(reps.count): \(events)")
   }
 
+  /// Push-ups that never reach `min_range` (45°) but swing a steady 30° (the definition's
+  /// `min_range_learned`, 22.5°, and `min_range_rhythm` by default) every 0.7 s are a set: the
+  /// rhythm is the evidence, no full rep is needed first. The cycles before the rhythm is found
+  /// count once it is (within six seconds of it), so at most the first few are lost.
+  @Test func aSteadySetOfSmallRepsCountsWithoutAFullOne() {
+    let events = Self.pushUps(seconds: 15.7, noise: 0.3) { t in
+      t < 1 ? 175 : 160 + 15 * cos(2 * .pi * (t - 1) / 0.7)
+    }
+    let reps = Self.reps(events)
+    // 21 cycles.
+    #expect(reps.count >= 19 && reps.count <= 21, "\(reps.count): \(events)")
+  }
+
+  /// A set of four quick push-ups short of `min_range` (40°, 0.5 s each) is over before the
+  /// cadence can lock on it: when the stream ends, the four cycles alike are its reps.
+  @Test func aShortQuickSetCountsAtItsEnd() {
+    let events = Self.pushUps(seconds: 4, noise: 0.3) { t in
+      t < 1 || t >= 3 ? 175 : 155 + 20 * cos(2 * .pi * (t - 1) / 0.5)
+    }
+    let reps = Self.reps(events)
+    #expect(reps.count == 4, "\(reps.map { ($0.start, $0.end) }): \(events)")
+  }
+
   /// A slow rep of 5 s, down and up, with a detector's jitter on every joint counts once.
   @Test func aSlowRepWithJitterCountsOnce() {
     let events = Self.pushUps(seconds: 32, noise: 1.5) { t in

@@ -941,6 +941,13 @@ func countTicks(_ name: String, _ ticks: [(t: Double, pose: Pose)], positionsAre
       #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
         + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
         + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"#
+        + #""min_range_rhythm":0}}"#,
+      "thresholds.min_range_rhythm", "must be above 0 and at most min_range (0.2), got 0.0"
+    ),
+    (
+      #"{"name":"x","label":"squat","engine":"signal","min_confidence":0.3,"#
+        + #""signal":{"kind":"distance","from":"hip","to":"knee"},"smoothing":0.5,"#
+        + #""direction":"down","thresholds":{"mode":"adaptive","min_range":0.2,"#
         + #""noise_multiple":-1}}"#,
       "thresholds.noise_multiple", "must be in 0...100, got -1.0"
     ),

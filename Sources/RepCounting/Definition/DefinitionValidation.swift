@@ -220,6 +220,11 @@ extension ExerciseDefinition.Thresholds {
           "min_range_learned",
           "must be above 0 and at most min_range (\(minRange)), got \(minRangeLearned)")
       }
+      if let minRangeRhythm, !(minRangeRhythm > 0 && minRangeRhythm <= minRange) {
+        throw DefinitionProblem(
+          "min_range_rhythm",
+          "must be above 0 and at most min_range (\(minRange)), got \(minRangeRhythm)")
+      }
     }
   }
 }

@@ -119,6 +119,11 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     /// those, so a lower floor after them counts small-looking reps (a knee raised towards a
     /// camera above) without counting walks and jitter.
     public var minRangeLearned: Double?
+    /// Adaptive: the least swing of a rhythm (the cadence the engine finds) that is a set
+    /// before the thresholds alone have counted any rep of it (`min_range_learned` unless
+    /// given): a steady set of reps each short of `min_range`. Walking is a rhythm too (arms
+    /// swing, knees lift a little): raise it where a walk's swing reaches it.
+    public var minRangeRhythm: Double?
     /// Adaptive: a full rep moves at least this share of the person's recent typical full
     /// range (default 0.5); a shallower one counts, flagged partial (strict counting refuses it).
     public var fraction: Double?
@@ -372,6 +377,7 @@ extension ExerciseDefinition.Thresholds {
     case mode, enter, exit, fraction
     case minRange = "min_range"
     case minRangeLearned = "min_range_learned"
+    case minRangeRhythm = "min_range_rhythm"
     case countFraction = "count_fraction"
     case returnFraction = "return_fraction"
     case learnSeconds = "learn_seconds"

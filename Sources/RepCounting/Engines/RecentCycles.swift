@@ -58,17 +58,7 @@ struct RecentCycles {
       if value > current.value {
         extreme = (value, t)
       } else if current.value - value >= threshold {
-        if let top = lastTop, let bottom = lastBottom, top.t < bottom.t {
-          let range = min(top.value - bottom.value, current.value - bottom.value)
-          var cycle: Cycle = (top.t, bottom.t, current.t, range, current.value, false, nil, nil)
-          for age in 0..<heard.count
-          where (heard[age: age].start...heard[age: age].end).contains(
-            bottom.t)
-          {
-            Self.hear(&cycle, &heard[age: age])
-          }
-          cycles.append(cycle)
-        }
+        recordCycle(endingAt: current)
         lastTop = current
         rising = false
         extreme = (value, t)
@@ -82,6 +72,29 @@ struct RecentCycles {
         extreme = (value, t)
       }
     }
+  }
+
+  /// The signal ends: a cycle whose way back up is `threshold` or more, but that no fall
+  /// followed, is recorded.
+  mutating func closeLastCycle(threshold: Double) {
+    guard rising, let current = extreme, let bottom = lastBottom,
+      current.value - bottom.value >= threshold
+    else { return }
+    recordCycle(endingAt: current)
+    lastTop = current
+    lastBottom = nil
+  }
+
+  /// Records the cycle from the last top down to the last bottom and back up to `end`.
+  private mutating func recordCycle(endingAt end: (value: Double, t: Double)) {
+    guard let top = lastTop, let bottom = lastBottom, top.t < bottom.t else { return }
+    let range = min(top.value - bottom.value, end.value - bottom.value)
+    var cycle: Cycle = (top.t, bottom.t, end.t, range, end.value, false, nil, nil)
+    for age in 0..<heard.count
+    where (heard[age: age].start...heard[age: age].end).contains(bottom.t) {
+      Self.hear(&cycle, &heard[age: age])
+    }
+    cycles.append(cycle)
   }
 
   /// What the engine made of the signal from `start` to `end`, for the cycles within (those
@@ -126,6 +139,43 @@ struct RecentCycles {
       cycles[age: age].counted = true
       heard.append((cycle.start, cycle.end, .final))
       body(cycle)
+    }
+  }
+
+  /// Takes the longest run of cycles that ended within `horizon` seconds of `t`, were not
+  /// counted and `qualify`, if it has at least `fewest` cycles alike: one after another, their
+  /// bottoms `0.6…1.6` of the median time between bottoms apart, each at least half their
+  /// median range. Bottoms, not tops, time a run: the tops before and after a set lie on
+  /// plateaus. Marks them counted and hands each to `body` with that median time.
+  mutating func countAlikeRun(
+    at t: Double, horizon: Double, fewest: Int, where qualifies: (Cycle) -> Bool,
+    then body: (Cycle, _ period: Double) -> Void
+  ) {
+    var ages: [Int] = []
+    for age in stride(from: cycles.count - 1, through: 0, by: -1) {
+      let cycle = cycles[age: age]
+      if t - cycle.end <= horizon, !cycle.counted, qualifies(cycle) { ages.append(age) }
+    }
+    guard ages.count >= fewest else { return }
+    let intervals = zip(ages, ages.dropFirst()).map {
+      cycles[age: $1].bottom - cycles[age: $0].bottom
+    }
+    let period = intervals.sorted()[intervals.count / 2]
+    let range = ages.map { cycles[age: $0].range }.sorted()[ages.count / 2]
+    var best = 0..<0
+    var start = 0
+    for index in ages.indices {
+      let deep = cycles[age: ages[index]].range >= 0.5 * range
+      let inStep = index == start || (0.6 * period...1.6 * period).contains(intervals[index - 1])
+      if !(deep && inStep) { start = deep ? index : index + 1 }
+      if index + 1 - start > best.count { best = start..<(index + 1) }
+    }
+    guard best.count >= fewest else { return }
+    for index in best {
+      cycles[age: ages[index]].counted = true
+      let cycle = cycles[age: ages[index]]
+      heard.append((cycle.start, cycle.end, .final))
+      body(cycle, period)
     }
   }
 

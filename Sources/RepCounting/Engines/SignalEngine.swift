@@ -39,8 +39,8 @@ import Poses
 ///
 /// Counting keeps time. A `CadenceEstimator` follows the period of the smoothed signal. Once it
 /// has held a rhythm for two of its periods, swinging at least `partial.min_range`, and a rep
-/// the thresholds alone counted lies within `learn_seconds`, that rhythm is a set, whatever the
-/// size of its reps:
+/// the thresholds alone counted lies within `learn_seconds` (or it swings `min_range_rhythm`),
+/// that rhythm is a set, whatever the size of its reps:
 /// - its swing (a median over periods, never the largest) is the typical range, so one
 ///   settling swing cannot set the bar for the reps after it;
 /// - its floors are `partial.min_range` and 3 times the jitter: regularity over seconds tells
@@ -76,6 +76,9 @@ final class SignalEngine: RepEngine {
   private let fixedExit: Double?
   private let minRange: Double
   private let learnedMinRange: Double
+  /// The least swing of a rhythm that is a set with no rep the thresholds counted
+  /// (`min_range_rhythm`).
+  private let unanchoredSwing: Double
   private let returnFraction: Double
   /// Full reps move this share of the typical range; reps move `countFraction` of it.
   private let fullFraction: Double
@@ -202,6 +205,7 @@ final class SignalEngine: RepEngine {
     }
     minRange = thresholds.minRange ?? 0
     learnedMinRange = thresholds.minRangeLearned ?? minRange
+    unanchoredSwing = thresholds.minRangeRhythm ?? learnedMinRange
     returnFraction = thresholds.returnFraction ?? 1
     fullFraction = thresholds.fullFraction
     countFraction = thresholds.repFraction
@@ -229,6 +233,7 @@ final class SignalEngine: RepEngine {
           reason: reason.rejection, start: peakTime, end: t, rangeOfMotion: peak - smoothed,
           detail: reason == .outOfSight ? nil : reason.rawValue), emit: emit)
     }
+    if reason == .end, let lastTime { countShortSet(at: lastTime, emit: emit) }
     abandon()
   }
 
@@ -402,10 +407,18 @@ final class SignalEngine: RepEngine {
     max(rhythmFloor, min(Self.rhythmNoiseMultiple * noiseDeviation, minRange))
   }
 
+  /// The least swing of a rhythm that is a set with no rep the thresholds counted:
+  /// `min_range_rhythm`, and the noise floor outside a rhythm (a still person's jitter, smoothed,
+  /// swings in slow waves that the correlation may take for a rhythm).
+  private var unanchoredFloor: Double {
+    max(unanchoredSwing, min(noiseMultiple * noiseDeviation, minRange))
+  }
+
   /// The rhythm is a set's once the estimate has held it for `sustainedPeriods`, it swings at
-  /// least the rhythm floor, and a rep the thresholds alone counted lies within
-  /// `learn_seconds`: a person standing still sways their arms in a rhythm too (a front raise's
-  /// signal follows), but never through a whole rep.
+  /// least the rhythm floor, and either a rep the thresholds alone counted lies within
+  /// `learn_seconds` or it swings `min_range_rhythm`: a person standing still sways their arms
+  /// in a rhythm too (a front raise's signal follows), but never through a whole rep, nor as
+  /// far as a set of small reps.
   private func updateRhythm(at t: Double) {
     let floor = rhythmSwingFloor
     let found = cadence.current.flatMap { $0.swing >= floor ? $0 : nil }
@@ -420,7 +433,7 @@ final class SignalEngine: RepEngine {
     }
     heldRhythm = found
     if let found, let lockedSince, t - lockedSince >= Self.sustainedPeriods * found.period,
-      t - lastThresholdRep <= learnSeconds
+      t - lastThresholdRep <= learnSeconds || found.swing >= unanchoredFloor
     {
       rhythm = found
     } else {
@@ -614,20 +627,11 @@ final class SignalEngine: RepEngine {
         && (cycle.withinRep ?? .infinity) > Self.longestCycle * rhythm.period
     }
     var newest: RecentCycles.Cycle?
-    func countCycle(_ cycle: RecentCycles.Cycle) {
-      var counted = Rep(
-        count: 0, start: cycle.start, end: cycle.end, rangeOfMotion: cycle.range,
-        timeDown: cycle.bottom - cycle.start, timeUp: cycle.end - cycle.bottom)
-      counted.partial = isShallow(cycle.range, at: t)
-      if counted.partial { counted.cue = partial?.cue }
-      count += 1
-      counted.count = count
-      lastRepEnd = max(lastRepEnd, cycle.end)
-      emit(.rep(counted))
+    cycles.countUncounted(at: t, horizon: horizon, before: atBottom ? peakTime : t, where: isRep) {
+      cycle in
+      count(cycle, at: t, emit: emit)
       newest = cycle
     }
-    cycles.countUncounted(
-      at: t, horizon: horizon, before: atBottom ? peakTime : t, where: isRep, then: countCycle)
     guard let newest else { return }
     if !atBottom && newest.end > peakTime {
       peak = newest.top
@@ -635,6 +639,51 @@ final class SignalEngine: RepEngine {
       peakSetAt = t
     }
   }
+
+  /// A set of a few quick reps ends before the cadence can lock on it (it needs several
+  /// seconds of cycles). When the stream ends, the cycles of its last `recountedSeconds` that
+  /// the thresholds passed over are its reps if at least `shortSetCycles` of them in a row are
+  /// alike in pace and depth (`RecentCycles.countAlikeRun`), each quicker than
+  /// `shortSetLongestCycle` and as deep as a rhythm with no rep of its own must be.
+  private func countShortSet(at t: Double, emit: (RepEvent) -> Void) {
+    guard rhythm == nil, !strict else { return }
+    cycles.closeLastCycle(threshold: rhythmSwingFloor)
+    let bar = max(unanchoredFloor, rhythmSwingFloor)
+    func candidate(_ cycle: RecentCycles.Cycle) -> Bool {
+      cycle.range >= bar && cycle.end - cycle.start >= Self.shortestRhythmRep
+        && cycle.bottom - cycle.start <= Self.shortSetLongestCycle
+        && cycle.end - cycle.bottom <= Self.shortSetLongestCycle
+    }
+    cycles.countAlikeRun(
+      at: t, horizon: Self.recountedSeconds, fewest: Self.shortSetCycles, where: candidate
+    ) { cycle, period in
+      let shortest = max(Self.shortestRhythmRep, min(minRepSeconds, Self.tempoFloor * period))
+      guard (cycle.refusedDuration ?? .infinity) >= shortest,
+        (cycle.withinRep ?? .infinity) > Self.longestCycle * period
+      else { return }
+      count(cycle, at: t, emit: emit)
+    }
+  }
+
+  /// Counts a cycle that the thresholds passed over as a rep (partial if shallow, with the
+  /// partial cue).
+  private func count(_ cycle: RecentCycles.Cycle, at t: Double, emit: (RepEvent) -> Void) {
+    var counted = Rep(
+      count: 0, start: cycle.start, end: cycle.end, rangeOfMotion: cycle.range,
+      timeDown: cycle.bottom - cycle.start, timeUp: cycle.end - cycle.bottom)
+    counted.partial = isShallow(cycle.range, at: t)
+    if counted.partial { counted.cue = partial?.cue }
+    count += 1
+    counted.count = count
+    lastRepEnd = max(lastRepEnd, cycle.end)
+    emit(.rep(counted))
+  }
+
+  /// A short set at the end of a stream has at least this many cycles alike.
+  static let shortSetCycles = 3
+  /// A short set's cycles go down, and come back up, each within this many seconds: the
+  /// thresholds count slower reps whole.
+  static let shortSetLongestCycle = 1.5
 
   /// Whether the rep under way when the stream ends at `t` is one the recording cut short: in
   /// a set, already as deep as the person's reps (`cutShortDepth` of their typical range, not
