@@ -84,9 +84,13 @@ fleet-check: test-deps release-spotter
 	$(SWIFT) build -c release --product spotter-bench
 	$(RELEASE_BIN)/spotter-bench fleet --clients 200
 
-# The house format (.swift-format): what `make format` writes, checked without writing.
+# The house format (.swift-format): what `make format` writes, checked without writing; and
+# every import of one of the package's modules declared in Package.swift (.ci/check-imports).
+LINT_DEPS = "command -v python3=python3"
 lint:
+	$(call install_missing,$(LINT_DEPS))
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests Benchmarks
+	SWIFT=$(SWIFT) .ci/check-imports
 
 # How well the shipped model and the rep engines do on synthetic people (Benchmarks/eval):
 # minutes, not seconds, so never part of `make test`.

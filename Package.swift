@@ -135,8 +135,8 @@ let package = Package(
     .testTarget(
       name: "ReportingTests",
       dependencies: [
-        "ActionModel", "MotionSynth", "Poses", "Reporting", "RepCounting", "Spotter", "SpotterCLI",
-        "TestSupport",
+        "ActionModel", "MotionSynth", "Poses", "Randomness", "Reporting", "RepCounting", "Spotter",
+        "SpotterCLI", "TestSupport",
       ]),
     // The video's frame times and set-up; `spotter video` run for real when the detector can
     // be installed.
