@@ -62,7 +62,7 @@ public final class Session {
   @exclusivity(unchecked) public private(set) var badLines = 0
   /// The frames' times so far, to refuse one that is not a number or goes back: a caller of
   /// the library may send anything, where the pose-file readers have already mended them.
-  @exclusivity(unchecked) private var frameTimes = FrameTimes()
+  @exclusivity(unchecked) private var frameTimes = FrameTimeCheck()
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   @exclusivity(unchecked) private var positionsAreLost = false
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,

@@ -106,7 +106,7 @@ enum ClassifyCommand {
       if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
     }
     try session.run(
-      speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
+      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source, emit: emit
     ) {
       try output.flush()
     }

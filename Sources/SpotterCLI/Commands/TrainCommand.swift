@@ -118,7 +118,7 @@ enum TrainCommand {
     var data = TrainingSet()
     var sources: [String] = []
     if synthetic > 0 {
-      let progress = Progress(total: synthetic, unit: "synthesising workout")
+      let progress = ProgressLine(total: synthetic, unit: "synthesising workout")
       let set = DatasetBuilder.synthetic(count: synthetic, seed: seed, labels: labels) {
         progress.advance(to: $0)
       }
