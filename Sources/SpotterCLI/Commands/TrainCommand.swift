@@ -13,7 +13,7 @@ enum TrainCommand {
     summary:
       "Train a model on synthetic workouts and/or annotated recordings; write a weights file.",
     options: [
-      .value("output", "FILE", "Where to write the weights."),
+      .value("output", "FILE", "Where to write the weights.", short: "o"),
       .value("synthetic", "N", "Synthetic workouts to draw (0 for none).", default: "400"),
       .value(
         "annotations", "FILE",
