@@ -133,10 +133,11 @@ tiny-weights: deps
 	$(SWIFT) build --product spotter
 	.build/debug/spotter init-weights --architecture tiny --seed 7 --output Weights/tiny.spotter
 
-# libspotter.so: the C interface (Sources/LibSpotter/spotter.h), release build.
+# libspotter.so: the C interface (Sources/LibSpotter/spotter.h), release build: the product
+# LibSpotter, which SwiftPM writes as libLibSpotter.so, under the name C programs link with.
 libspotter: deps
-	$(SWIFT) build -c release --product SpotterC
-	ln -sf libSpotterC.so $(RELEASE_BIN)/libspotter.so
+	$(SWIFT) build -c release --product LibSpotter
+	ln -sf libLibSpotter.so $(RELEASE_BIN)/libspotter.so
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
 
 # Spotter beside ONNX Runtime and PyTorch, one thread each (Benchmarks/peers): a virtual

@@ -25,9 +25,10 @@ let package = Package(
     .library(name: "Evaluation", targets: ["Evaluation"]),
     // `spotter report`: a session as one self-contained HTML page (and its data as JSON).
     .library(name: "Reporting", targets: ["Reporting"]),
-    // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
-    // Sources/LibSpotter/spotter.h.
-    .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
+    // libspotter, the C interface in Sources/LibSpotter/spotter.h. SwiftPM writes the product
+    // as libLibSpotter.so; `make libspotter` links it as libspotter.so, the name C programs
+    // link with (-lspotter).
+    .library(name: "LibSpotter", type: .dynamic, targets: ["LibSpotter"]),
   ],
   targets: [
     // C behind one door: only Linalg imports this.
