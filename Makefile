@@ -84,9 +84,13 @@ fleet-check: test-deps release-spotter
 	$(SWIFT) build -c release --product spotter-bench
 	$(RELEASE_BIN)/spotter-bench fleet --clients 200
 
-# The house format (.swift-format): what `make format` writes, checked without writing.
+# The house format (.swift-format): what `make format` writes, checked without writing; and
+# every import of one of the package's modules declared in Package.swift (.ci/check-imports).
+LINT_DEPS = "command -v python3=python3"
 lint:
+	$(call install_missing,$(LINT_DEPS))
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests Benchmarks
+	SWIFT=$(SWIFT) .ci/check-imports
 
 # How well the shipped model and the rep engines do on synthetic people (Benchmarks/eval):
 # minutes, not seconds, so never part of `make test`.
@@ -129,10 +133,11 @@ tiny-weights: deps
 	$(SWIFT) build --product spotter
 	.build/debug/spotter init-weights --architecture tiny --seed 7 --output Weights/tiny.spotter
 
-# libspotter.so: the C interface (Sources/LibSpotter/spotter.h), release build.
+# libspotter.so: the C interface (Sources/LibSpotter/spotter.h), release build: the product
+# LibSpotter, which SwiftPM writes as libLibSpotter.so, under the name C programs link with.
 libspotter: deps
-	$(SWIFT) build -c release --product SpotterC
-	ln -sf libSpotterC.so $(RELEASE_BIN)/libspotter.so
+	$(SWIFT) build -c release --product LibSpotter
+	ln -sf libLibSpotter.so $(RELEASE_BIN)/libspotter.so
 	@echo "Built $(RELEASE_BIN)/libspotter.so; header: Sources/LibSpotter/spotter.h"
 
 # Spotter beside ONNX Runtime and PyTorch, one thread each (Benchmarks/peers): a virtual

@@ -17,7 +17,7 @@ let package = Package(
     .library(name: "Linalg", targets: ["Linalg"]),
     // The daemon and the workout history, on top of the runtime.
     .library(name: "SpotterServer", targets: ["SpotterServer"]),
-    // Spoken counts and cues through espeak-ng, on top of the runtime's events.
+    // Spoken counts and cues through espeak-ng; needs neither the runtime nor the network.
     .library(name: "Speech", targets: ["Speech"]),
     // Synthetic motion, training data and evaluation: for making and measuring models.
     .library(name: "MotionSynth", targets: ["MotionSynth"]),
@@ -25,9 +25,10 @@ let package = Package(
     .library(name: "Evaluation", targets: ["Evaluation"]),
     // `spotter report`: a session as one self-contained HTML page (and its data as JSON).
     .library(name: "Reporting", targets: ["Reporting"]),
-    // libSpotterC.so (`make libspotter` links it as libspotter.so): the C interface in
-    // Sources/LibSpotter/spotter.h.
-    .library(name: "SpotterC", type: .dynamic, targets: ["LibSpotter"]),
+    // libspotter, the C interface in Sources/LibSpotter/spotter.h. SwiftPM writes the product
+    // as libLibSpotter.so; `make libspotter` links it as libspotter.so, the name C programs
+    // link with (-lspotter).
+    .library(name: "LibSpotter", type: .dynamic, targets: ["LibSpotter"]),
   ],
   targets: [
     // C behind one door: only Linalg imports this.
@@ -54,7 +55,8 @@ let package = Package(
         "Poses", "Randomness", "RepCounting", "Spotter",
       ]),
     // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
-    .target(name: "Speech", dependencies: ["ActionModel", "RepCounting", "Spotter"]),
+    // It hears events of its own (`SpeechEvent`): the command line turns the runtime's into them.
+    .target(name: "Speech"),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
     .target(
       name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),
@@ -117,8 +119,7 @@ let package = Package(
       dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter", "TestSupport"]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
-      name: "SpeechTests",
-      dependencies: ["Randomness", "RepCounting", "Speech", "Spotter", "TestSupport"]),
+      name: "SpeechTests", dependencies: ["Randomness", "Speech", "TestSupport"]),
     .testTarget(
       name: "PerFrameAllocationTests",
       dependencies: [
@@ -135,8 +136,8 @@ let package = Package(
     .testTarget(
       name: "ReportingTests",
       dependencies: [
-        "ActionModel", "MotionSynth", "Poses", "Reporting", "RepCounting", "Spotter", "SpotterCLI",
-        "TestSupport",
+        "ActionModel", "MotionSynth", "Poses", "Randomness", "Reporting", "RepCounting", "Spotter",
+        "SpotterCLI", "TestSupport",
       ]),
     // The video's frame times and set-up; `spotter video` run for real when the detector can
     // be installed.

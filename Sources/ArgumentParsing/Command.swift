@@ -7,15 +7,24 @@ public struct Option: Sendable {
   public let help: String
   /// The value used when the option is not given, shown in help.
   public let defaultValue: String?
+  /// The one-letter form, for the few options people type often and expect one for from other
+  /// tools: `o` is `-o` (`-o FILE` for `--output FILE`). `-h` is always `--help`.
+  public let short: Character?
 
-  public static func flag(_ name: String, _ help: String) -> Option {
-    Option(name: name, value: nil, help: help, defaultValue: nil)
+  public static func flag(_ name: String, _ help: String, short: Character? = nil) -> Option {
+    Option(name: name, value: nil, help: help, defaultValue: nil, short: short)
   }
 
   public static func value(
-    _ name: String, _ placeholder: String, _ help: String, default defaultValue: String? = nil
+    _ name: String, _ placeholder: String, _ help: String, default defaultValue: String? = nil,
+    short: Character? = nil
   ) -> Option {
-    Option(name: name, value: placeholder, help: help, defaultValue: defaultValue)
+    Option(name: name, value: placeholder, help: help, defaultValue: defaultValue, short: short)
+  }
+
+  /// How help writes it: `-o, --output FILE`, or `--json`.
+  var synopsis: String {
+    (short.map { "-\($0), " } ?? "") + "--\(name)" + (value.map { " \($0)" } ?? "")
   }
 }
 
@@ -74,17 +83,15 @@ public struct Command: Sendable {
     }
     lines += ["", "Options:"]
     for option in options + [Self.helpOption] {
-      var left = "--\(option.name)"
-      if let value = option.value { left += " \(value)" }
       var text = option.help
       if let value = option.defaultValue { text += " (default: \(value))" }
-      lines.append(Self.row(left, text))
+      lines.append(Self.row(option.synopsis, text))
     }
     if let discussion { lines += ["", discussion] }
     return lines.joined(separator: "\n")
   }
 
-  static let helpOption = Option.flag("help", "Show this help and exit.")
+  static let helpOption = Option.flag("help", "Show this help and exit.", short: "h")
 
   private static func row(_ left: String, _ right: String) -> String {
     let padded =
@@ -101,8 +108,18 @@ public struct Command: Sendable {
     var index = 0
     var onlyPositionals = false
     while index < words.count {
-      let word = words[index]
+      var word = words[index]
       index += 1
+      if !onlyPositionals, word.count == 2, word.hasPrefix("-"), let letter = word.last,
+        letter != "-"
+      {
+        // A one-letter form reads as its long name: `-o FILE` as `--output FILE`.
+        guard let option = (options + [Self.helpOption]).first(where: { $0.short == letter })
+        else {
+          throw CLIError.usage("unknown option '\(word)'", command: self)
+        }
+        word = "--" + option.name
+      }
       if onlyPositionals || !word.hasPrefix("--") || word == "-" {
         if word.hasPrefix("-") && word != "-" && !onlyPositionals {
           throw CLIError.usage("unknown option '\(word)'", command: self)

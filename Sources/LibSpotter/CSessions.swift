@@ -15,7 +15,7 @@ final class CSession {
   var pending = ""
   /// A stream of several people refuses bad frame times here, before its people's sessions
   /// each would (one `error` event, not one a person).
-  var frameTimes = FrameTimes()
+  var frameTimes = FrameTimeCheck()
   /// Finished: the stream is over; later frames are refused and another finish adds nothing.
   var finished = false
 

@@ -12,6 +12,7 @@ import Testing
       .value("exercise", "NAME", "What to count."),
       .value("stride", "N", "Frames between predictions.", default: "10"),
       .flag("json", "Print JSON."),
+      .value("output", "FILE", "Where to write.", short: "o"),
     ],
     run: { arguments in
       Int32(try arguments.int("stride", range: 1...600)!)
@@ -42,6 +43,8 @@ import Testing
     (["count", "a", "--stride"], "option '--stride' needs a value N"),
     (["count", "a", "--json=yes"], "option '--json' takes no value"),
     (["count", "a", "b"], "unexpected argument 'b'"),
+    (["count", "a", "-x"], "unknown option '-x'"),
+    (["count", "a", "-o"], "option '--output' needs a value FILE"),
     (["count", "a", "--stride", "0"], "--stride takes a whole number in 1...600, got '0'"),
     (["frobnicate"], "unknown command 'frobnicate'"),
   ])
@@ -51,6 +54,20 @@ import Testing
     #expect(out.isEmpty)
     #expect(err.contains("Error: \(message)"), "\(err)")
     #expect(err.contains("Hint: run 'tool"), "\(err)")
+  }
+
+  /// `-o FILE` is `--output FILE` where the table gives it that letter, and `-h` is `--help`
+  /// for every command.
+  @Test func oneLetterFormsReadAsTheirLongNames() throws {
+    let parsed = try Self.count.parse(["-o", "out.html", "a.jsonl"])
+    #expect(parsed.string("output") == "out.html")
+    #expect(parsed.positional(0) == "a.jsonl")
+    #expect(try Self.count.parse(["--", "-o"]).positional(0) == "-o")
+    let (code, out, err) = Self.run(["count", "-h"])
+    #expect(code == 0 && err.isEmpty)
+    #expect(out.contains("Usage: tool count [options] FILE"))
+    #expect(out.contains("  -o, --output FILE     Where to write."))
+    #expect(out.contains("  -h, --help            Show this help and exit."))
   }
 
   @Test func helpComesFromTheTableWithDefaults() {

@@ -38,7 +38,8 @@ import Testing
     let moments = [StickPose(t: 1, pose: .nobody), StickPose(t: 2, pose: .nobody)]
     let figures = RepFigures(count: 1, why: "typical", start: moments[0], turn: moments[1])
     let still = VideoStill(
-      t: moments[kept].t, frameTime: moments[kept].t, crop: Box(x: 0, y: 0, width: 8, height: 6),
+      t: moments[kept].t, frameTime: moments[kept].t,
+      crop: PixelRect(x: 0, y: 0, width: 8, height: 6),
       pose: nil, jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]))
     var page = Markup()
     VideoFrames.rep(

@@ -1,29 +1,21 @@
-import RepCounting
 import Speech
-import Spotter
 
 /// Events as a workout makes them, written short: `rep(3, at: 4.2)` is squat rep 3 ending at
 /// 4.2 s.
 enum Events {
-  static func start(_ exercise: String = "squat", at t: Double) -> SpotterEvent {
-    .exerciseStarted(t: t, exercise: exercise, confidence: 0.9)
+  static func start(_ exercise: String = "squat", at t: Double) -> SpeechEvent {
+    .exerciseStarted(t: t, exercise: exercise)
   }
 
-  static func rep(
-    _ count: Int, _ exercise: String = "squat", at t: Double, backfilled: Bool = false
-  )
-    -> SpotterEvent
-  {
-    let rep = Rep(
-      count: count, start: t - 1, end: t, rangeOfMotion: 0.6, timeDown: 0.5, timeUp: 0.5)
-    return .rep(t: t, exercise: exercise, rep: rep, backfilled: backfilled)
+  static func rep(_ count: Int, _ exercise: String = "squat", at t: Double) -> SpeechEvent {
+    .rep(t: t, exercise: exercise, count: count)
   }
 
-  static func cue(_ message: String, _ exercise: String = "squat", at t: Double) -> SpotterEvent {
+  static func cue(_ message: String, _ exercise: String = "squat", at t: Double) -> SpeechEvent {
     .cue(t: t, exercise: exercise, message: message)
   }
 
-  static func end(_ reps: Int, _ exercise: String = "squat", at t: Double) -> SpotterEvent {
+  static func end(_ reps: Int, _ exercise: String = "squat", at t: Double) -> SpeechEvent {
     .exerciseEnded(t: t, exercise: exercise, reps: reps)
   }
 }
@@ -52,7 +44,7 @@ struct Said: Equatable, CustomStringConvertible {
   /// Plays `events` through a timeline, each heard at its own `t`; utterances last 1 s unless
   /// `seconds` says otherwise.
   static func timeline(
-    _ events: [SpotterEvent], seconds: @escaping (String) -> Double = { _ in 1 }
+    _ events: [SpeechEvent], seconds: @escaping (String) -> Double = { _ in 1 }
   ) -> (said: [Said], dropped: Int) {
     timeline(events.map { (nil, $0) }, seconds: seconds)
   }
@@ -60,7 +52,7 @@ struct Said: Equatable, CustomStringConvertible {
   /// Plays `(frame time, event)` pairs through a timeline: the clock is moved to the frame's
   /// time (when given) before the event is heard, as the CLI does for each frame.
   static func timeline(
-    _ steps: [(Double?, SpotterEvent)], seconds: @escaping (String) -> Double = { _ in 1 }
+    _ steps: [(Double?, SpeechEvent)], seconds: @escaping (String) -> Double = { _ in 1 }
   ) -> (said: [Said], dropped: Int) {
     var timeline = StreamTimeline()
     var said: [Said] = []

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Speech
-import Spotter
 import Testing
 
 /// A sound device without sound: records what it is asked to say and how many utterances

@@ -1,6 +1,5 @@
 import Randomness
 import Speech
-import Spotter
 import Testing
 
 @Suite struct StreamTimelineTests {
@@ -28,10 +27,10 @@ import Testing
   /// past: they are said from the moment they were heard, and the burst's stale counts are
   /// dropped before any is said.
   @Test func aBackfilledBurstIsSaidFromWhenItWasHeard() {
-    let burst: [(Double?, SpotterEvent)] = [
-      (2.0, Events.start(at: 0.3)), (nil, Events.rep(1, at: 1.0, backfilled: true)),
-      (nil, Events.rep(2, at: 1.5, backfilled: true)),
-      (nil, Events.rep(3, at: 1.9, backfilled: true)),
+    let burst: [(Double?, SpeechEvent)] = [
+      (2.0, Events.start(at: 0.3)), (nil, Events.rep(1, at: 1.0)),
+      (nil, Events.rep(2, at: 1.5)),
+      (nil, Events.rep(3, at: 1.9)),
     ]
     let result = Said.timeline(burst)
     #expect(result.said.map(\.description) == ["squat@2.0", "2@3.0", "3@4.0"])
@@ -70,7 +69,7 @@ import Testing
   @Test(arguments: 1...25)
   func randomWorkoutsNeverOverlap(seed: UInt64) {
     var random = SeededGenerator(seed: seed)
-    var events: [SpotterEvent] = []
+    var events: [SpeechEvent] = []
     var t = 0.0
     var ends = 0
     for set in 0..<Int.random(in: 1...4, using: &random) {

@@ -1,11 +1,10 @@
 import Speech
-import Spotter
 import Testing
 
 @Suite struct UtteranceQueueTests {
   /// Offers `events` at `heard`, then takes everything `next(now:)` gives at `now`.
   static func drain(
-    _ events: [SpotterEvent], heard: Double = 0, now: Double = 0
+    _ events: [SpeechEvent], heard: Double = 0, now: Double = 0
   ) -> (said: [String], dropped: Int) {
     var queue = UtteranceQueue()
     for event in events { queue.offer(event, heard: heard) }

@@ -1,6 +1,5 @@
 import Foundation
 import Speech
-import Spotter
 import TestSupport
 import Testing
 

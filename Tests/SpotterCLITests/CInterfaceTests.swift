@@ -86,10 +86,11 @@ import Testing
     status: Int32, output: String
   ) {
     let binary = URL(fileURLWithPath: SpotterProcess.binary).deletingLastPathComponent()
-    let library = binary.appendingPathComponent("libSpotterC.so")
+    // The LibSpotter product as SwiftPM writes it (`make libspotter` names it libspotter.so).
+    let library = binary.appendingPathComponent("libLibSpotter.so")
     try #require(
       FileManager.default.fileExists(atPath: library.path),
-      "build libSpotterC.so first: swift build")
+      "build libLibSpotter.so first: swift build")
     let folder = Fixtures.temporaryFolder()
     let source = folder + "/client.c"
     try program.write(toFile: source, atomically: true, encoding: .utf8)
@@ -97,7 +98,8 @@ import Testing
     compile.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     compile.arguments = [
       "cc", "-std=c11", "-Wall", "-Werror", "-I", repositoryRoot + "/Sources/LibSpotter", source,
-      "-L", binary.path, "-lSpotterC", "-Wl,-rpath," + binary.path, "-lm", "-o", folder + "/client",
+      "-L", binary.path, "-lLibSpotter", "-Wl,-rpath," + binary.path, "-lm", "-o",
+      folder + "/client",
     ]
     try compile.run()
     compile.waitUntilExit()

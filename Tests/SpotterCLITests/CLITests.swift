@@ -211,6 +211,20 @@ import Testing
     #expect(top.status == 0 && top.stdout.contains("inspect"))
   }
 
+  /// The short forms people type: `-h` for `--help` on every command, `-o` for `--output`.
+  @Test func shortFlagsWorkWhereUsersTypeThem() throws {
+    let help = try SpotterProcess.run(["count", "-h"])
+    #expect(help.status == 0, "\(help.stderr)")
+    #expect(help.stdout.contains("Usage: spotter count [options] FILE"))
+    let folder = Fixtures.temporaryFolder()
+    let synth = try SpotterProcess.run([
+      "synth", "-o", folder, "--exercise", "squat", "--reps", "2", "--seed", "3",
+    ])
+    #expect(synth.status == 0, "\(synth.stderr)")
+    #expect(FileManager.default.fileExists(atPath: folder + "/annotations.json"))
+    #expect(try SpotterProcess.run(["synth", "--help"]).stdout.contains("-o, --output DIR"))
+  }
+
   static let usageErrors: [([String], String)] = [
     (["init-weights"], "Error: --output FILE is required"),
     (

@@ -4,7 +4,7 @@ extension ReportVideo {
   /// A still the report wants from the video: when, which part, and the pose to draw.
   public struct Wanted: Sendable {
     public var t: Double
-    public var crop: Box
+    public var crop: PixelRect
     public var pose: StickPose?
     /// An overview frame (the whole picture), or one of a rep's (cut to the person).
     public var isOverview: Bool
@@ -25,7 +25,7 @@ extension ReportVideo {
     pose: (Double) -> StickPose?
   ) -> [Wanted] {
     var wanted: [Wanted] = []
-    let whole = Box(x: 0, y: 0, width: width, height: height)
+    let whole = PixelRect(x: 0, y: 0, width: width, height: height)
     let span = max(report.end - report.start, 0)
     let slot = span / Double(overviewCount)
     for index in 0..<overviewCount {
@@ -57,9 +57,9 @@ extension ReportVideo {
 
   /// The box of the poses' joints, a fifth wider each way, grown to the stick figures' shape
   /// (taller than wide) and kept inside the picture.
-  static func crop(around poses: [StickPose], width: Double, height: Double) -> Box {
+  static func crop(around poses: [StickPose], width: Double, height: Double) -> PixelRect {
     let points = poses.flatMap { $0.joints.compactMap { $0 } }
-    guard !points.isEmpty else { return Box(x: 0, y: 0, width: width, height: height) }
+    guard !points.isEmpty else { return PixelRect(x: 0, y: 0, width: width, height: height) }
     let minX = Double(points.map(\.x).min()!)
     let maxX = Double(points.map(\.x).max()!)
     let minY = Double(points.map(\.y).min()!)
@@ -71,6 +71,6 @@ extension ReportVideo {
     boxWidth = min(boxWidth, width)
     let x = min(max((minX + maxX) / 2 - boxWidth / 2, 0), width - boxWidth)
     let y = min(max((minY + maxY) / 2 - boxHeight / 2, 0), height - boxHeight)
-    return Box(x: x, y: y, width: boxWidth, height: boxHeight)
+    return PixelRect(x: x, y: y, width: boxWidth, height: boxHeight)
   }
 }

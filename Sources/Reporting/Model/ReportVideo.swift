@@ -38,13 +38,13 @@ public struct VideoStill: Codable, Equatable, Sendable {
   /// The frame's own time: the frame nearest `t`.
   public var frameTime: Double
   /// The part of the frame shown, in the video's pixels.
-  public var crop: Box
+  public var crop: PixelRect
   /// The pose at `t`, in the video's pixels; nil when nobody was seen then.
   public var pose: StickPose?
   /// The picture (JPEG), scaled down.
   public var jpeg: Data
 
-  public init(t: Double, frameTime: Double, crop: Box, pose: StickPose?, jpeg: Data) {
+  public init(t: Double, frameTime: Double, crop: PixelRect, pose: StickPose?, jpeg: Data) {
     self.t = t
     self.frameTime = frameTime
     self.crop = crop
@@ -54,7 +54,7 @@ public struct VideoStill: Codable, Equatable, Sendable {
 }
 
 /// A rectangle in the video's pixels.
-public struct Box: Codable, Equatable, Sendable {
+public struct PixelRect: Codable, Equatable, Sendable {
   public var x: Double
   public var y: Double
   public var width: Double

@@ -29,8 +29,9 @@ enum RepTable {
       page.element(
         "td", [("class", "n")],
         common == nil
-          ? amount(rep.rangeOfMotion, units: set.units(ofSignal: rep.signal), named: true)
-          : amount(rep.rangeOfMotion, units: units))
+          ? RangeOfMotionText.amount(
+            rep.rangeOfMotion, units: set.units(ofSignal: rep.signal), named: true)
+          : RangeOfMotionText.amount(rep.rangeOfMotion, units: units))
       page.open("td", [("class", "barcell")])
       bar(&page, rep.partial ? "bar partial" : "bar", share: rep.rangeOfMotion / widest)
       page.close("td")
@@ -88,7 +89,9 @@ enum RepTable {
       page.open("tr")
       page.element("td", [], side.side)
       page.element("td", [("class", "n")], "\(side.reps)")
-      page.element("td", [("class", "n")], amount(side.medianRange, units: units, named: true))
+      page.element(
+        "td", [("class", "n")],
+        RangeOfMotionText.amount(side.medianRange, units: units, named: true))
       page.element("td", [("class", "n")], seconds(side.medianTimeDown))
       page.element("td", [("class", "n")], seconds(side.medianTimeUp))
       page.close("tr")
@@ -117,8 +120,8 @@ enum RepTable {
     }
     page.raw("Trend, first third of the set against the last: ")
     page.escaped(
-      "range " + amount(trend.firstRange, units: units) + " → "
-        + amount(trend.lastRange, units: units, named: true) + " ("
+      "range " + RangeOfMotionText.amount(trend.firstRange, units: units) + " → "
+        + RangeOfMotionText.amount(trend.lastRange, units: units, named: true) + " ("
         + percent(trend.lastRange / max(trend.firstRange, 1e-9) - 1) + "), "
         + seconds(trend.firstDuration) + " → " + seconds(trend.lastDuration) + " a rep ("
         + percent(trend.lastDuration / max(trend.firstDuration, 1e-9) - 1) + "). ")
@@ -130,15 +133,6 @@ enum RepTable {
       page.element("span", [("class", "steady")], "Steady.")
     }
     page.close("p")
-  }
-
-  /// A measurement in the signal's units: degrees to a tenth, body sizes to a hundredth
-  /// (about what a detector can tell); `named` adds the units.
-  static func amount(_ value: Double, units: String, named: Bool = false) -> String {
-    let degrees = units == "°"
-    let text = Markup.number(value, decimals: degrees ? 1 : 2, fixed: true)
-    guard named, !units.isEmpty else { return text }
-    return text + (degrees ? "°" : " " + units)
   }
 
   static func seconds(_ value: Double) -> String {
@@ -181,7 +175,7 @@ enum RefusalList {
       page.element("td", [], reason(refusal))
       page.element(
         "td", [("class", "n")],
-        RepTable.amount(
+        RangeOfMotionText.amount(
           refusal.rangeOfMotion, units: set.units(ofSignal: refusal.signal), named: true))
       page.element("td", [], refusal.cue ?? "")
       page.close("tr")

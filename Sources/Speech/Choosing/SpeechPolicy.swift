@@ -1,6 +1,4 @@
-import ActionModel
-
-/// When a pending utterance is no longer worth saying, and what is never said.
+/// When a pending utterance is no longer worth saying.
 ///
 /// A person mid-set wants the count they are on, not a backlog: when speech falls behind
 /// (reps quicker than words, or a burst of backfilled reps when an exercise is recognised), the
@@ -14,8 +12,6 @@ public struct SpeechPolicy: Sendable, Equatable {
   /// many seconds. 4 s is about two reps at an everyday tempo (1.5–2 s a rep): the same horizon
   /// as a count's, after which advice about a rep no longer matches what the person is doing.
   public var maximumWait: Double = 4
-  /// Labels that are never announced: `other` is standing, walking, resting, not a set.
-  public var silentLabels: Set<String> = [Labels.other]
 
   public init() {}
 }

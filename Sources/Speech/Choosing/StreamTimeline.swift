@@ -1,5 +1,3 @@
-import Spotter
-
 /// When each utterance is said on the stream's own clock: one at a time, each as soon as the
 /// one before has ended and it has been heard, stale ones dropped by the queue's rules.
 ///
@@ -33,9 +31,9 @@ public struct StreamTimeline: Sendable {
 
   /// Hears `event` at the clock (moved on to the event's `t` if that is newer).
   public mutating func hear(
-    _ event: SpotterEvent, say: (Utterance, _ start: Double) throws -> Double
+    _ event: SpeechEvent, say: (Utterance, _ start: Double) throws -> Double
   ) rethrows {
-    try advance(to: event.streamTime, say: say)
+    try advance(to: event.t, say: say)
     queue.offer(event, heard: now)
   }
 
@@ -63,9 +61,4 @@ public struct StreamTimeline: Sendable {
       busyUntil = start + duration
     }
   }
-}
-
-extension SpotterEvent {
-  /// The event's stream time; a bad line without one has none, and moves no clock.
-  var streamTime: Double { t ?? -.infinity }
 }

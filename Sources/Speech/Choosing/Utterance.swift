@@ -1,6 +1,3 @@
-import RepCounting
-import Spotter
-
 /// One thing to say: its words, which set it belongs to, and when the speaker heard of it.
 public struct Utterance: Sendable, Equatable {
   public enum Kind: Sendable, Equatable {
@@ -28,23 +25,21 @@ public struct Utterance: Sendable, Equatable {
     self.heard = heard
   }
 
-  /// What is said for `event`, or nil for events that are not spoken (predictions, presence,
-  /// refused reps, the summary, errors; sets of a silent label such as `other`).
-  public init?(_ event: SpotterEvent, heard: Double, policy: SpeechPolicy = SpeechPolicy()) {
+  /// What is said for `event`, or nil for a cue without words.
+  public init?(_ event: SpeechEvent, heard: Double) {
     switch event {
-    case .exerciseStarted(_, let exercise, _) where !policy.silentLabels.contains(exercise):
+    case .exerciseStarted(_, let exercise):
       self.init(kind: .setStarted, exercise: exercise, text: Self.name(exercise), heard: heard)
-    case .rep(_, let exercise, let rep, _):
-      self.init(kind: .count(rep.count), exercise: exercise, text: "\(rep.count)", heard: heard)
-    case .cue(_, let exercise, let message) where !message.isEmpty:
+    case .rep(_, let exercise, let count):
+      self.init(kind: .count(count), exercise: exercise, text: "\(count)", heard: heard)
+    case .cue(_, let exercise, let message):
+      guard !message.isEmpty else { return nil }
       self.init(kind: .cue, exercise: exercise, text: message, heard: heard)
-    case .goalReached(_, let exercise, _):
+    case .goalReached(_, let exercise):
       self.init(kind: .cue, exercise: exercise, text: "Goal reached", heard: heard)
-    case .exerciseEnded(_, let exercise, let reps) where !policy.silentLabels.contains(exercise):
+    case .exerciseEnded(_, let exercise, let reps):
       let text = "\(Self.name(exercise)): \(reps) \(reps == 1 ? "rep" : "reps")"
       self.init(kind: .setEnded, exercise: exercise, text: text, heard: heard)
-    default:
-      return nil
     }
   }
 

@@ -1,5 +1,3 @@
-import Spotter
-
 /// What is waiting to be said, oldest first, with what has gone stale taken out.
 ///
 /// A count is dropped once a count two reps newer of its exercise has been heard; a set's end
@@ -28,8 +26,8 @@ public struct UtteranceQueue: Sendable {
   public var oldestHeard: Double? { pending.first?.heard }
 
   /// Takes an event heard at `heard`: queues what it says, and drops what it makes stale.
-  public mutating func offer(_ event: SpotterEvent, heard: Double) {
-    guard let utterance = Utterance(event, heard: heard, policy: policy) else { return }
+  public mutating func offer(_ event: SpeechEvent, heard: Double) {
+    guard let utterance = Utterance(event, heard: heard) else { return }
     let exercise = utterance.exercise
     switch utterance.kind {
     case .setStarted:

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Spotter
 
 /// Speaks through the sound device as events arrive, on real time: one utterance at a time on
 /// a thread of its own, the freshest pending one next, stale ones dropped by the queue's rules.
@@ -53,7 +52,7 @@ public final class LiveSpeaker: CueSpeaker, @unchecked Sendable {
   /// Real time is the clock, so the stream's time is not needed.
   public func advance(to t: Double) {}
 
-  public func hear(_ event: SpotterEvent) {
+  public func hear(_ event: SpeechEvent) {
     let now = clock()
     locked {
       guard failure == nil, !finishing else { return }

@@ -1,5 +1,3 @@
-import Spotter
-
 /// Speaks into a WAV file, on the stream's clock: each utterance at the stream time a live
 /// speaker would have said it, silence between (`StreamTimeline`).
 ///
@@ -40,9 +38,9 @@ public final class WAVSpeaker: CueSpeaker {
     do { try timeline.advance(to: t, say: place) } catch { failure = error }
   }
 
-  public func hear(_ event: SpotterEvent) {
+  public func hear(_ event: SpeechEvent) {
     guard failure == nil else { return }
-    if origin == nil { origin = event.streamTime }
+    if origin == nil { origin = event.t }
     do { try timeline.hear(event, say: place) } catch { failure = error }
   }
 

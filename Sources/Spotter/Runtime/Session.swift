@@ -62,7 +62,7 @@ public final class Session {
   @exclusivity(unchecked) public private(set) var badLines = 0
   /// The frames' times so far, to refuse one that is not a number or goes back: a caller of
   /// the library may send anything, where the pose-file readers have already mended them.
-  @exclusivity(unchecked) private var frameTimes = FrameTimes()
+  @exclusivity(unchecked) private var frameTimes = FrameTimeCheck()
   /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
   @exclusivity(unchecked) private var positionsAreLost = false
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
@@ -171,8 +171,8 @@ public final class Session {
   /// A session made with `batchesPredictions` does not run the network inside `push`: when a
   /// prediction is due, `push` returns with this set (holding the ticks that come meanwhile),
   /// and the caller makes it with `makeDuePrediction(emit:)`, after catching up the network
-  /// states of all its due sessions together (`streamState`, `StreamState.catchUp(together:)`)
-  /// if it likes, so each weight read serves them all. Pushes that bring more ticks than the
+  /// states of all its due sessions together (`PredictionBatch`) if it likes, so each weight
+  /// read serves them all. Pushes that bring more ticks than the
   /// session holds (64: two seconds) make the due prediction themselves, alone. Events and
   /// counts are those of a session that predicts on its own, byte for byte: the same frames go
   /// through the same layers.

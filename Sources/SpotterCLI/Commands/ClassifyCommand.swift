@@ -49,7 +49,7 @@ enum ClassifyCommand {
         output: output)
       return 0
     }
-    let timeline = EventPrinter(output: output)
+    let timeline = EventPrinter(output: output, runtime: runtime)
     let session = runtime.makePeopleSession(people: people)
     let emit: (Int, SpotterEvent) -> Void = { person, event in
       if json {
@@ -88,7 +88,7 @@ enum ClassifyCommand {
   ) throws {
     var runtime = runtime
     var source = source
-    let timeline = EventPrinter(output: output)
+    let timeline = EventPrinter(output: output, runtime: runtime)
     // The page's classifier band needs every prediction; they are printed only if asked for.
     let printsPredictions = runtime.options.reportPredictions
     var recorder: ReportRecorder?
@@ -106,7 +106,7 @@ enum ClassifyCommand {
       if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
     }
     try session.run(
-      speaker.map { SpeakOptions.FrameTimes(source, speaker: $0) } ?? source, emit: emit
+      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source, emit: emit
     ) {
       try output.flush()
     }

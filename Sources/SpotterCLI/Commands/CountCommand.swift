@@ -65,7 +65,7 @@ enum CountCommand {
     goals: [Goal] = [], json: Bool, reportFile: String?, output: TextOutput,
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
-    let printer = EventPrinter(output: output)
+    let printer = EventPrinter(output: output, definition: { _ in definition })
     func report(_ event: SpotterEvent, person: Int?) {
       if json {
         output.writeLine(event.jsonLine(person: person))

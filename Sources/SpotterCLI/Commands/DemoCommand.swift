@@ -90,7 +90,7 @@ enum DemoCommand {
     observe: (SpotterEvent) -> Void = { _ in }
   ) throws -> [ExerciseTotal] {
     let live = Terminal.isTerminal(1)
-    let printer = EventPrinter(output: output)
+    let printer = EventPrinter(output: output, runtime: session.runtime)
     var status = StatusLine(output: output, live: live)
     printer.beforeLine = { status.clear() }
     var summary: [ExerciseTotal] = []

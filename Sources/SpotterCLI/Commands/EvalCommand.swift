@@ -185,7 +185,7 @@ enum EvalCommand {
       return report
     }
     var cache: (path: String, recording: ResampledRecording)?
-    let progress = Progress(total: annotations.count, unit: "clip")
+    let progress = ProgressLine(total: annotations.count, unit: "clip")
     for (index, numbered) in annotations.enumerated()
     where fold.map({ numbered.number % $0.count == $0.index }) ?? true {
       let annotation = numbered.annotation
@@ -287,7 +287,7 @@ enum EvalCommand {
     for annotation in annotations where !files.contains(annotation.fileName) {
       files.append(annotation.fileName)
     }
-    let progress = Progress(total: files.count, unit: "file")
+    let progress = ProgressLine(total: files.count, unit: "file")
     for (index, file) in files.enumerated() {
       let sets = annotations.filter { $0.fileName == file }
       let label = fixed?.label ?? sets.first { $0.label != "other" }?.label ?? "other"
@@ -318,7 +318,7 @@ enum EvalCommand {
     {
       files.append(numbered)
     }
-    let progress = Progress(total: files.count, unit: "file")
+    let progress = ProgressLine(total: files.count, unit: "file")
     for (index, file) in files.enumerated() {
       let path = file.annotation.resolvedPath
       let events = try TimelineScoring.run(

@@ -10,7 +10,7 @@ enum InitWeightsCommand {
     name: "init-weights",
     summary: "Write a seeded, untrained model (the tiny test model is made this way).",
     options: [
-      .value("output", "FILE", "Where to write the weights file."),
+      .value("output", "FILE", "Where to write the weights file.", short: "o"),
       ArchitectureOption.option,
       .value(
         "labels", "LIST", "Comma-separated labels.", default: Labels.all.joined(separator: ",")),

@@ -15,7 +15,7 @@ enum ReportCommand {
       Argument(name: "POSES", help: "A pose file, CSV, OpenPose folder, or - for stdin.")
     ],
     options: [
-      .value("output", "FILE", "Where to write the page.", default: "report.html"),
+      .value("output", "FILE", "Where to write the page.", default: "report.html", short: "o"),
       .flag("json", "Also write the report's data as JSON beside the page (FILE with .json)."),
       .value(
         "exercise", "NAME",

@@ -11,7 +11,8 @@ enum SynthCommand {
     summary: "Write synthetic exercise recordings: pose files plus a Create ML annotation file.",
     options: [
       .value(
-        "output", "DIR", "Folder for the pose files and annotations.json (created if needed)."),
+        "output", "DIR", "Folder for the pose files and annotations.json (created if needed).",
+        short: "o"),
       .value("exercise", "NAME", "One exercise set (with --reps) between two short rests."),
       .value("reps", "N", "Reps for --exercise.", default: "10"),
       .value(

@@ -13,7 +13,7 @@ enum TrainCommand {
     summary:
       "Train a model on synthetic workouts and/or annotated recordings; write a weights file.",
     options: [
-      .value("output", "FILE", "Where to write the weights."),
+      .value("output", "FILE", "Where to write the weights.", short: "o"),
       .value("synthetic", "N", "Synthetic workouts to draw (0 for none).", default: "400"),
       .value(
         "annotations", "FILE",
@@ -118,7 +118,7 @@ enum TrainCommand {
     var data = TrainingSet()
     var sources: [String] = []
     if synthetic > 0 {
-      let progress = Progress(total: synthetic, unit: "synthesising workout")
+      let progress = ProgressLine(total: synthetic, unit: "synthesising workout")
       let set = DatasetBuilder.synthetic(count: synthetic, seed: seed, labels: labels) {
         progress.advance(to: $0)
       }

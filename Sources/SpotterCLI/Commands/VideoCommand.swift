@@ -138,7 +138,7 @@ enum VideoCommand {
   private static func detect(
     _ video: String, to poses: String, environment: DetectorEnvironment
   ) throws -> VideoPoseDetector.Detected {
-    var progress: Progress?
+    var progress: ProgressLine?
     let partial = VideoPoseDetector.temporaryPath(for: poses)
     InterruptCleanup.remove(onInterrupt: partial)
     defer {
@@ -147,7 +147,7 @@ enum VideoCommand {
     }
     return try VideoPoseDetector.detect(video: video, to: poses, environment: environment) {
       state in
-      let shown = progress ?? Progress(total: state.expectedFrames ?? 0, unit: "video: frame")
+      let shown = progress ?? ProgressLine(total: state.expectedFrames ?? 0, unit: "video: frame")
       progress = shown
       // The rate is known from the second frame on (the first loads the models).
       var detail = "starting the detector"

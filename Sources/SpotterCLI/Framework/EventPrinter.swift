@@ -1,4 +1,6 @@
 import Poses
+import RepCounting
+import Reporting
 import Spotter
 
 /// Events as a readable timeline, one line each: what `classify`, `count` and `demo` print
@@ -6,19 +8,33 @@ import Spotter
 ///
 /// ```
 ///    12.3 s  squat started (92% sure)
-///    13.1 s    rep 1  1.2 s, range 0.45
+///    13.1 s    rep 1  1.2 s, range 0.45 body sizes
 ///    13.1 s    cue: Go deeper: hips down to knee height.
 ///    30.0 s  squat ended: 10 reps
 /// ```
+///
+/// A rep's range is given in its units (`RangeOfMotionText`), from the definition that counts
+/// the exercise: degrees for a push-up's elbow angle, body sizes for a squat's hip height.
 final class EventPrinter {
   let output: TextOutput
+  /// The definition each exercise is counted by, for the units of its ranges.
+  let definition: (String) -> ExerciseDefinition?
   /// Called before each line (the demo clears its live status line).
   var beforeLine: () -> Void = {}
 
-  init(output: TextOutput) { self.output = output }
+  init(output: TextOutput, definition: @escaping (String) -> ExerciseDefinition?) {
+    self.output = output
+    self.definition = definition
+  }
+
+  /// A printer for the runtime's sessions: each exercise's definition from its catalogue.
+  convenience init(output: TextOutput, runtime: Runtime) {
+    let catalogue = runtime.catalogue
+    self.init(output: output, definition: { catalogue.definition(forLabel: $0) })
+  }
 
   func print(_ event: SpotterEvent, person: Int? = nil) {
-    guard let text = Self.line(event) else { return }
+    guard let text = line(event) else { return }
     beforeLine()
     guard let person else { return output.writeLine(text) }
     // Each line of the person's event, marked as theirs.
@@ -28,20 +44,20 @@ final class EventPrinter {
   }
 
   /// The timeline's line for an event (nil for those it does not show: predictions).
-  static func line(_ event: SpotterEvent) -> String? {
+  func line(_ event: SpotterEvent) -> String? {
     switch event {
     case .exerciseStarted(let t, let exercise, let confidence):
       String(format: "%7.1f s  %@ started (%.0f%% sure)", t, exercise, confidence * 100)
-    case .rep(let t, _, let rep, let backfilled):
-      String(
-        format: "%7.1f s    rep %d  %.1f s, range %.2f", t, rep.count, rep.duration,
-        rep.rangeOfMotion) + (rep.partial ? ", partial" : "")
+    case .rep(let t, let exercise, let rep, let backfilled):
+      String(format: "%7.1f s    rep %d  %.1f s, range ", t, rep.count, rep.duration)
+        + range(rep.rangeOfMotion, of: exercise) + (rep.partial ? ", partial" : "")
         + (backfilled ? "  (counted on recognition)" : "")
-    case .repRejected(let t, _, let rejection):
+    case .repRejected(let t, let exercise, let rejection):
       String(
-        format: "%7.1f s    not counted: %@, range %.2f", t,
-        rejection.reason.rawValue.replacingOccurrences(of: "_", with: " "),
-        rejection.rangeOfMotion) + (rejection.detail.map { " (\($0))" } ?? "")
+        format: "%7.1f s    not counted: %@, range ", t,
+        rejection.reason.rawValue.replacingOccurrences(of: "_", with: " "))
+        + range(rejection.rangeOfMotion, of: exercise)
+        + (rejection.detail.map { " (\($0))" } ?? "")
     case .cue(let t, _, let message):
       String(format: "%7.1f s    cue: %@", t, message)
     case .goalReached(let t, let exercise, let goal):
@@ -53,9 +69,15 @@ final class EventPrinter {
     case .error(_, let line, let message):
       "  bad line \(line.map(String.init) ?? "?"): \(message)"
     case .summary(let t, let exercises, _):
-      summary(t: t, exercises)
+      Self.summary(t: t, exercises)
     case .prediction: nil
     }
+  }
+
+  /// A range of motion of `exercise`, with its units when its definition says them.
+  private func range(_ value: Double, of exercise: String) -> String {
+    let units = definition(exercise).flatMap(RangeOfMotionText.units(of:))
+    return RangeOfMotionText.amount(value, units: units ?? "", named: true)
   }
 
   /// `Summary (…s):` and a row per exercise.

@@ -54,7 +54,7 @@ enum SpeakOptions {
 
   /// A pose source that tells the speaker each frame's time before the session sees the frame,
   /// so speech is placed when the session could first have known it.
-  final class FrameTimes: PoseSource {
+  final class SpeakerClockedSource: PoseSource {
     let source: any PoseSource
     let speaker: any CueSpeaker
 

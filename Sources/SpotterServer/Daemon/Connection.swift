@@ -1,4 +1,3 @@
-import ActionModel
 import Foundation
 import Poses
 import Spotter
@@ -298,12 +297,6 @@ final class Connection {
     if let recorder { daemon.record(recorder.record) }
     self.session = nil
     recorder = nil
-  }
-
-  /// The network state of the session's due prediction, if one is due.
-  var dueStreamState: StreamState? {
-    guard let session, session.predictionDue else { return nil }
-    return session.streamState
   }
 
   /// Makes the session's due prediction; its events join the output.

@@ -1,4 +1,3 @@
-import ActionModel
 import Foundation
 import RepCounting
 import Spotter
@@ -11,8 +10,8 @@ import Spotter
 /// is needed. Predictions are batched: sessions leave them to the daemon
 /// (`Runtime.makeSession(batchingPredictions:)`), and at the end of each poll round the
 /// network states of every session whose prediction is due catch up together, one GEMM a
-/// layer over all of them (`StreamState.catchUp(together:)`), so each weight read serves them
-/// all; then each makes its prediction (`Session.predictionDue`). A stream with several people
+/// layer over all of them (`PredictionBatch`), so each weight read serves them all; then each
+/// makes its prediction (`Session.predictionDue`). A stream with several people
 /// (`"people": N` in its header, or `Configuration.people`) runs a `PeopleSession`, whose
 /// sessions predict in-line: such streams are few (a gym mirror, a class). Protocol: the
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
@@ -93,9 +92,9 @@ public final class Daemon {
   /// connection to find the few with something to do.
   @exclusivity(unchecked) private var dueQueue: [Connection] = []
   @exclusivity(unchecked) private var flushQueue: [Connection] = []
-  /// The due predictions being made, and their network states, reused round to round.
+  /// The due predictions being made, and their sessions' batch, reused round to round.
   @exclusivity(unchecked) private var dueRound: [Connection] = []
-  @exclusivity(unchecked) private var dueStates: [StreamState] = []
+  @exclusivity(unchecked) private var dueBatch = PredictionBatch()
   /// When idle connections were last looked for.
   @exclusivity(unchecked) private var lastIdleCheck = 0.0
   /// Refused connections not yet closed, each with the time it is closed at the latest
@@ -194,11 +193,10 @@ public final class Daemon {
   private func predictDue() {
     while !dueQueue.isEmpty {
       swap(&dueQueue, &dueRound)
-      dueStates.removeAll(keepingCapacity: true)
       for connection in dueRound where isOpen(connection) {
-        if let state = connection.dueStreamState { dueStates.append(state) }
+        if let session = connection.session { dueBatch.add(session) }
       }
-      StreamState.catchUp(together: dueStates)
+      dueBatch.catchUp()
       for connection in dueRound {
         connection.queuedForPrediction = false
         // A connection closed meanwhile made its predictions in `finish`.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Progress of long work on standard error, only when a person is watching it (a terminal):
 /// `clip 12/148`, redrawn in place.
-final class Progress {
+final class ProgressLine {
   let total: Int
   let unit: String
   private let shown = Terminal.isTerminal(2)

@@ -2,7 +2,7 @@
 /// library's, the C interface's): a frame whose time is not a finite number, or is before the
 /// previous frame's, is refused with a message that says why; the rest of the stream goes on.
 /// The pose-file readers mend such times before (`FrameClock`); a session cannot.
-public struct FrameTimes: Sendable {
+public struct FrameTimeCheck: Sendable {
   private var last = -Double.infinity
 
   public init() {}
