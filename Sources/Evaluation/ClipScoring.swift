@@ -33,33 +33,33 @@ public enum ClipScoring {
     return (windows, mean)
   }
 
-  /// Reps counted by `definition` over the clip, as `spotter count` counts them, and what the
-  /// engine said on the way: each rep and each movement it refused (`rep` and `rejected`
-  /// events; cues that belong to no movement are left out), for the tempo table's silent misses.
-  ///
-  /// The count is the counter's own, which is what `spotter count` prints; a `rep` event,
-  /// flagged partial or not, is one of them.
+  /// Reps counted by `definition` over the clip, as `spotter count` counts them: a session
+  /// for the chosen exercise, given the clip's ticks of the recording resampled once. With
+  /// them, what the engine said on the way: each rep and each movement it refused (`rep` and
+  /// `rejected`; cues that belong to no movement are left out), for the tempo table's silent
+  /// misses. A `rep` event, flagged partial or not, is one of the count.
   public static func countReps(
     _ recording: ResampledRecording, from start: Double?, to end: Double?,
     definition: ExerciseDefinition
   ) -> CountedReps {
-    let counter = RepCounter(definition)
-    let ticks = recording.slice(from: start, to: end)
-    var events: [RepEvent] = []
-    let keep: (RepEvent) -> Void = { event in
+    let runtime = Runtime(classifier: nil, catalogue: ExerciseCatalogue(definitions: [definition]))
+    let session = runtime.makeSession(counting: definition)
+    var counted = CountedReps(count: 0, events: [])
+    let keep: (SpotterEvent) -> Void = { event in
       switch event {
-      case .rep, .rejected: events.append(event)
-      case .cue: break
+      case .rep(_, _, let rep, _): counted.events.append(.rep(rep))
+      case .repRejected(_, _, let rejection): counted.events.append(.rejected(rejection))
+      case .summary(_, let totals, _): counted.count = totals.first?.reps ?? 0
+      default: break
       }
     }
+    let ticks = recording.slice(from: start, to: end)
     for (index, tick) in zip(ticks.indices, ticks) {
-      if let lost = recording.positionsLostAfterTick, index > lost {
-        counter.positionsAreLost = true
-      }
-      counter.process(tick.pose, t: tick.t, emit: keep)
+      let lost = recording.positionsLostAfterTick.map { index > $0 } ?? false
+      session.push(tick: tick.pose, t: tick.t, positionsAreLost: lost, emit: keep)
     }
-    if let last = ticks.last { counter.finish(at: last.t, emit: keep) }
-    return CountedReps(count: counter.count, events: events)
+    session.finish(emit: keep)
+    return counted
   }
 }
 

@@ -13,9 +13,6 @@ final class CSession {
   let people: PeopleSession?
   var frame = PeopleFrame()
   var pending = ""
-  /// A stream of several people refuses bad frame times here, before its people's sessions
-  /// each would (one `error` event, not one a person).
-  var frameTimes = FrameTimeCheck()
   /// Finished: the stream is over; later frames are refused and another finish adds nothing.
   var finished = false
 
@@ -27,6 +24,17 @@ final class CSession {
   init(runtime: Runtime, people: Int) {
     session = nil
     self.people = runtime.makePeopleSession(people: people)
+  }
+
+  /// A stream of one chosen exercise, for one person (the most prominent) or several.
+  init(runtime: Runtime, counting exercise: ExerciseDefinition, people: Int) {
+    if people > 1 {
+      session = nil
+      self.people = runtime.makePeopleSession(people: people, counting: exercise)
+    } else {
+      session = runtime.makeSession(counting: exercise)
+      self.people = nil
+    }
   }
 
   func collect(_ event: SpotterEvent) { collect(event, person: nil) }
@@ -41,8 +49,6 @@ final class CSession {
       collect(.error(t: nil, line: nil, message: "frame after the session finished: skipped"))
     } else if let session {
       session.push(frame) { collect($0) }
-    } else if let problem = frameTimes.problem(with: frame.t) {
-      collect(.error(t: nil, line: nil, message: problem))
     } else {
       people!.push(frame) { collect($1, person: $0) }
     }
@@ -70,10 +76,10 @@ public func spotterRuntimeCreate(
 
 @_cdecl("spotter_runtime_create_options")
 public func spotterRuntimeCreateOptions(
-  _ model: OpaquePointer, _ exercises: UnsafePointer<CChar>?, _ goals: UnsafePointer<CChar>?,
+  _ model: OpaquePointer?, _ exercises: UnsafePointer<CChar>?, _ goals: UnsafePointer<CChar>?,
   _ predictions: Int32, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
-  let classifier = object(model, as: CModel.self).classifier
+  let classifier = model.map { object($0, as: CModel.self).classifier }
   var options = SessionOptions()
   options.reportPredictions = predictions != 0
   for text in (goals.map { String(cString: $0) } ?? "").split(separator: ",") {
@@ -101,15 +107,38 @@ public func spotterRuntimeFree(_ pointer: OpaquePointer?) {
 }
 
 @_cdecl("spotter_session_create")
-public func spotterSessionCreate(_ pointer: OpaquePointer) -> OpaquePointer {
-  handle(CSession(runtime: runtime(pointer)))
+public func spotterSessionCreate(_ pointer: OpaquePointer) -> OpaquePointer? {
+  guard runtime(pointer).classifier != nil else { return nil }
+  return handle(CSession(runtime: runtime(pointer)))
 }
 
 @_cdecl("spotter_session_create_people")
 public func spotterSessionCreatePeople(_ pointer: OpaquePointer, _ people: Int32) -> OpaquePointer?
 {
-  guard (1...64).contains(people) else { return nil }
+  guard PeopleLimit.range.contains(Int(people)), runtime(pointer).classifier != nil else {
+    return nil
+  }
   return handle(CSession(runtime: runtime(pointer), people: Int(people)))
+}
+
+@_cdecl("spotter_session_create_exercise")
+public func spotterSessionCreateExercise(
+  _ pointer: OpaquePointer, _ exercise: UnsafePointer<CChar>?, _ people: Int32,
+  _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+) -> OpaquePointer? {
+  let runtime = runtime(pointer)
+  guard PeopleLimit.range.contains(Int(people)) else {
+    writeError("max_people must be 1 to 64, got \(people)", errorBuffer, errorSize)
+    return nil
+  }
+  let name = exercise.map { String(cString: $0) } ?? ""
+  guard let definition = runtime.catalogue.definition(named: name) else {
+    writeError(
+      UnknownExercise(name: name, known: runtime.catalogue.definitions.map(\.name)).description,
+      errorBuffer, errorSize)
+    return nil
+  }
+  return handle(CSession(runtime: runtime, counting: definition, people: Int(people)))
 }
 
 @_cdecl("spotter_session_push_people")

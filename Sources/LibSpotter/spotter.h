@@ -55,7 +55,8 @@ typedef struct spotter_runtime spotter_runtime;
 typedef struct spotter_session spotter_session;
 
 spotter_runtime *spotter_runtime_create(spotter_model *model, char *error, size_t error_size);
-/* The same with session options (NULL or 0 for a default): exercises, a folder of exercise
+/* The same with session options (NULL or 0 for a default; a NULL model makes a runtime for
+ * chosen exercises only, spotter_session_create_exercise): exercises, a folder of exercise
  * definitions (.json) to add to or override the built-ins; goals, comma-separated as the CLI's
  * --goal takes them ("squat:20,60s"); predictions non-zero to have a "prediction" event every
  * 10 frames. On a bad option returns NULL and writes why into error. */
@@ -63,6 +64,7 @@ spotter_runtime *spotter_runtime_create_options(spotter_model *model, const char
                                                 const char *goals, int predictions, char *error,
                                                 size_t error_size);
 void spotter_runtime_free(spotter_runtime *runtime);
+/* A session whose exercises the model recognises; NULL for a runtime made without a model. */
 spotter_session *spotter_session_create(spotter_runtime *runtime);
 void spotter_session_free(spotter_session *session);
 /* One frame at time t (seconds, never decreasing): 18 canonical joints (x, y, confidence) in
@@ -73,8 +75,16 @@ void spotter_session_free(spotter_session *session);
 int spotter_session_push_pose(spotter_session *session, double t, const float *joints);
 /* A session that follows up to max_people people (1...64), each with their own exercises and
  * counts; every event carries "person" (a stable id from 1). NULL when max_people is out of
- * range. Frames come through spotter_session_push_people. */
+ * range or the runtime has no model. Frames come through spotter_session_push_people. */
 spotter_session *spotter_session_create_people(spotter_runtime *runtime, int max_people);
+/* A session of one exercise the person chose, by its definition's name ("squat",
+ * "knee_raise_stages"): counted from the first frame with no classifier; goals, events and the
+ * summary are those of any session. max_people 1 follows the most prominent person (frames
+ * through spotter_session_push_pose); 2...64 follow each on their own, events carrying
+ * "person" (frames through spotter_session_push_people). NULL with the reason in error for an
+ * unknown name or max_people out of range. */
+spotter_session *spotter_session_create_exercise(spotter_runtime *runtime, const char *exercise,
+                                                 int max_people, char *error, size_t error_size);
 /* One frame at time t with count people: count × 18 joints (x, y, confidence), in any order
  * (ids come from where people are, not from their order). Returns events waiting. */
 int spotter_session_push_people(spotter_session *session, double t, const float *joints,

@@ -49,49 +49,35 @@ enum ReportFixtures {
   static func session(_ recording: Recording) -> (events: [SpotterEvent], report: SessionReport) {
     let session = runtime.makeSession()
     let recorder = ReportRecorder(source: "test", runtime: runtime)
+    return run(recording, through: session, recorder: recorder)
+  }
+
+  /// The recording through `session`, its ticks, samples and events heard by `recorder`.
+  private static func run(
+    _ recording: Recording, through session: Session, recorder: ReportRecorder
+  ) -> (events: [SpotterEvent], report: SessionReport) {
     session.onSignalSample = { recorder.take($1, exercise: $0) }
+    session.onTick = { recorder.take($0, t: $1) }
     var events: [SpotterEvent] = []
     let emit: (SpotterEvent) -> Void = { event in
       events.append(event)
       recorder.take(event)
     }
-    for frame in frames(recording) {
-      recorder.take(frame)
-      session.push(frame, emit: emit)
-    }
+    for frame in frames(recording) { session.push(frame, emit: emit) }
     session.finish(emit: emit)
     return (events, recorder.report())
   }
 
-  /// The recording through one rep engine with no classifier, as `spotter count --report`
-  /// runs it: the stream one set from the first tick to the last.
+  /// The recording through a session of one chosen exercise, as `spotter count --report`
+  /// runs it: the stream one set from the first tick.
   static func count(_ recording: Recording, exercise: String, strict: Bool = false) -> (
     events: [SpotterEvent], report: SessionReport
   ) {
     var definition = catalogue.definition(named: exercise)!
     if strict { definition.strict = true }
-    let counter = RepCounter(definition)
     let recorder = ReportRecorder(source: "test") { $0 == exercise ? definition : nil }
-    counter.engine.onSample = { recorder.take($0, exercise: exercise) }
-    var events: [SpotterEvent] = []
-    let emit: (SpotterEvent) -> Void = { event in
-      events.append(event)
-      recorder.take(event)
-    }
-    var pipeline = FramePipeline()
-    var last: Double?
-    for frame in frames(recording) {
-      pipeline.push(frame) { pose, t in
-        if last == nil { recorder.take(.exerciseStarted(t: t, exercise: exercise, confidence: 1)) }
-        last = t
-        recorder.take(pose, t: t)
-        counter.process(pose, t: t) {
-          SpotterEvent.events(of: $0, exercise: exercise, backfilled: false, emit: emit)
-        }
-      }
-    }
-    recorder.take(.exerciseEnded(t: last!, exercise: exercise, reps: counter.count))
-    return (events, recorder.report())
+    let session = Runtime(classifier: nil, catalogue: catalogue).makeSession(counting: definition)
+    return run(recording, through: session, recorder: recorder)
   }
 
   /// How many times `needle` occurs in `text`.

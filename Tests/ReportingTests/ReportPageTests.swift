@@ -136,7 +136,7 @@ import Testing
     #expect(report.sets.count == starts.count)
     #expect(report.sets.allSatisfy { set in set.backfill.map { $0.start <= $0.end } ?? true })
     #expect(report.predictions.count > 0)
-    #expect(report.labels == ReportFixtures.runtime.classifier.labels)
+    #expect(report.labels == ReportFixtures.runtime.classifier!.labels)
     #expect(!report.presence.isEmpty)
     // The summary's totals are the session's.
     guard case .summary(_, let totals, _) = events.last else {

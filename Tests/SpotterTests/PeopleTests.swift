@@ -30,11 +30,11 @@ import Testing
     options.detector = .light
     let group = Recorder.recordGroup(Self.plans, options: options, seed: seed)
     let session = RuntimeTests.runtime.makePeopleSession(people: 2)
-    var events: [(person: Int, event: SpotterEvent)] = []
+    var events: [(person: Int?, event: SpotterEvent)] = []
     for frame in Self.frames(group) { session.push(frame) { events.append(($0, $1)) } }
     session.finish { events.append(($0, $1)) }
     var summaries: [Int: [ExerciseTotal]] = [:]
-    for (person, event) in events {
+    for case (let person?, let event) in events {
       if case .summary(_, let exercises, _) = event { summaries[person] = exercises }
     }
     #expect(Set(summaries.keys) == [1, 2], "ids \(summaries.keys.sorted())")

@@ -301,7 +301,7 @@ import Testing
   /// first frame past the target, and the summary's active seconds are the target's.
   @Test func aTimeGoalEndsEachSetWhenItHasGoneOnThatLong() throws {
     let events = Self.run(Self.frames(Self.demo(seed: 5001)), goals: [Goal("8s")!])
-    let frame = 1 / Self.runtime.classifier.metadata.fps
+    let frame = 1 / Self.runtime.classifier!.metadata.fps
     var started: (exercise: String, t: Double)?
     var reached: [String] = []
     for (index, event) in events.enumerated() {

@@ -1,12 +1,11 @@
-import ActionModel
 import Foundation
 import Poses
 import RepCounting
 import Spotter
 
 /// Builds a `SessionReport` while a session runs, from what the session says anyway: its
-/// events, its engines' signal samples (`Session.onSignalSample`, `RepEngine.onSample`) and the
-/// poses, resampled as the session resamples them.
+/// events, its engines' signal samples (`Session.onSignalSample`) and its ticks
+/// (`Session.onTick`: the poses as the session followed and resampled them).
 ///
 /// It keeps every tick's pose and every sample (a 10-minute session is 18,000 ticks, about
 /// 4 MB of poses), because which reps are typical or worst, and where each rep's bottom was,
@@ -20,7 +19,6 @@ public final class ReportRecorder {
   private let source: String
   private let date: Date?
   private let definition: (String) -> ExerciseDefinition?
-  private var pipeline: FramePipeline
   private var ticks: [(t: Double, pose: Pose)] = []
   private var labels: [String] = []
   private var predictions: [Prediction] = []
@@ -41,36 +39,27 @@ public final class ReportRecorder {
   /// - Parameters:
   ///   - source: what the poses came from, for the page's title.
   ///   - date: when the session was (nil leaves it off the page; tests compare pages).
-  ///   - fps: the session's tick rate, for `take(_:)` of frames.
   ///   - definition: the exercise definition an event's exercise is counted by (its signals'
   ///     names, units and directions); nil for `other`.
   public init(
-    source: String, date: Date? = nil, fps: Double = 30,
-    definition: @escaping (String) -> ExerciseDefinition?
+    source: String, date: Date? = nil, definition: @escaping (String) -> ExerciseDefinition?
   ) {
     self.source = source
     self.date = date
     self.definition = definition
-    pipeline = FramePipeline(fps: fps)
   }
 
   /// A recorder for a runtime's sessions: each exercise label counted by the catalogue's
   /// definition for it.
   public convenience init(source: String, date: Date? = nil, runtime: Runtime) {
     let catalogue = runtime.catalogue
-    self.init(
-      source: source, date: date, fps: runtime.classifier.metadata.fps,
-      definition: { catalogue.definition(forLabel: $0) })
+    self.init(source: source, date: date) { catalogue.definition(forLabel: $0) }
   }
 
   // MARK: what the session says
 
-  /// A decoded frame, before the session gets it: followed and resampled like the session's.
-  public func take(_ frame: PeopleFrame) {
-    pipeline.push(frame) { pose, t in take(pose, t: t) }
-  }
-
-  /// One tick, for a caller that resamples itself.
+  /// One tick of the session (`Session.onTick`): a frame as the session followed and
+  /// resampled it.
   public func take(_ pose: Pose, t: Double) {
     ticks.append((t, pose))
   }

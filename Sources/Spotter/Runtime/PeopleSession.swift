@@ -1,4 +1,5 @@
 import Poses
+import RepCounting
 
 /// A stream with several people in it (a gym mirror, a class, a parent and child): each person
 /// followed (`PeopleTracker`: stable ids through crossings and short misses) gets a `Session` of
@@ -18,13 +19,22 @@ public final class PeopleSession {
   @exclusivity(unchecked) private var sessions: [(id: Int, session: Session)] = []
   @exclusivity(unchecked) private var frame = PeopleFrame()
   @exclusivity(unchecked) private var lastTime = 0.0
+  /// The exercise everyone's session counts, if chosen (else the classifier's).
+  private let exercise: ExerciseDefinition?
+  /// The frames' times so far, to refuse one that is not a number or goes back.
+  @exclusivity(unchecked) private var frameTimes = FrameTimeCheck()
+  /// Bad lines and frames refused, for the summaries.
+  @exclusivity(unchecked) private var badLines = 0
 
   /// - Parameters:
   ///   - people: the most people followed at once (the most prominent first).
   ///   - leaveSeconds: how long someone may be out of view before they have left.
-  init(runtime: Runtime, people: Int, leaveSeconds: Double) {
-    precondition((1...64).contains(people), "follows 1 to 64 people, not \(people)")
+  ///   - exercise: the exercise everyone counts, chosen (`Runtime.makeSession(counting:)`);
+  ///     nil for the classifier's.
+  init(runtime: Runtime, people: Int, leaveSeconds: Double, exercise: ExerciseDefinition? = nil) {
+    precondition(PeopleLimit.range.contains(people), "follows 1 to 64 people, not \(people)")
     self.runtime = runtime
+    self.exercise = exercise
     tracker = PeopleTracker(capacity: people, leaveSeconds: leaveSeconds)
     sessions.reserveCapacity(people)
   }
@@ -32,9 +42,16 @@ public final class PeopleSession {
   /// The people followed now, by id.
   public var people: [Int] { sessions.map(\.id) }
 
-  /// Takes one decoded frame; `emit` hears each event with the id of the person it is about,
-  /// and must not call back into this session.
-  public func push(_ frame: PeopleFrame, emit: (_ person: Int, SpotterEvent) -> Void) {
+  /// Takes one decoded frame; `emit` hears each event with the id of the person it is about
+  /// (nil for the stream's own: an `error`), and must not call back into this session. A frame
+  /// whose time is not finite or is before the previous frame's is refused with an `error`
+  /// event (counted in the summaries' `bad_lines`); the stream goes on.
+  public func push(_ frame: PeopleFrame, emit: (_ person: Int?, SpotterEvent) -> Void) {
+    if let problem = frameTimes.problem(with: frame.t) {
+      badLines += 1
+      emit(nil, .error(t: nil, line: nil, message: problem))
+      return
+    }
     lastTime = frame.t
     var seen = 0  // bit i: sessions[i] had its person in this frame
     tracker.update(
@@ -59,24 +76,54 @@ public final class PeopleSession {
     }
   }
 
-  /// Ends the stream: everyone's session is finished. `counters` (the stream's bad lines, and
-  /// a server's dropped frames and events) go into the summary of each person still followed:
-  /// they are the stream's, and whoever is in view at its end was there when they were lost.
+  /// Reports a bad input line as an `error` event of the stream's (person nil); the stream
+  /// goes on.
+  public func reportBadLine(_ error: PoseFileError, emit: (_ person: Int?, SpotterEvent) -> Void) {
+    badLines += 1
+    emit(nil, .error(t: nil, line: error.line, message: error.description))
+  }
+
+  /// Runs a whole pose source through the session (bad lines reported, the stream going on),
+  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
+  public func run(
+    _ source: any PoseSource, emit: (_ person: Int?, SpotterEvent) -> Void,
+    afterFrame: () throws -> Void = {}
+  ) throws {
+    var frame = PeopleFrame()
+    loop: while true {
+      switch try source.next(into: &frame) {
+      case .end: break loop
+      case .skipped(let error): reportBadLine(error, emit: emit)
+      case .frame:
+        push(frame, emit: emit)
+        try afterFrame()
+      }
+    }
+    finish(emit: emit)
+  }
+
+  /// Ends the stream: everyone's session is finished. The stream's bad lines, and `counters`
+  /// (a server's dropped frames and events), go into the summary of each person still
+  /// followed: they are the stream's, and whoever is in view at its end was there when they
+  /// were lost.
   public func finish(
-    emit: (_ person: Int, SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()
+    emit: (_ person: Int?, SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()
   ) {
+    var counters = counters
+    counters.badLines += badLines
     tracker.finish { id in end(id, counters: counters, emit: emit) }
   }
 
   private func sessionIndex(for id: Int) -> Int {
     if let index = sessions.firstIndex(where: { $0.id == id }) { return index }
-    sessions.append((id, runtime.makeSession()))
+    sessions.append(
+      (id, exercise.map { runtime.makeSession(counting: $0) } ?? runtime.makeSession()))
     return sessions.count - 1
   }
 
   private func end(
     _ id: Int, counters: StreamCounters = StreamCounters(),
-    emit: (_ person: Int, SpotterEvent) -> Void
+    emit: (_ person: Int?, SpotterEvent) -> Void
   ) {
     guard let index = sessions.firstIndex(where: { $0.id == id }) else { return }
     sessions[index].session.finish(emit: { emit(id, $0) }, counters: counters)
@@ -85,8 +132,17 @@ public final class PeopleSession {
 }
 
 extension Runtime {
-  /// A stream with up to `people` people in it, each followed and counted on their own.
-  public func makePeopleSession(people: Int, leaveSeconds: Double = 10) -> PeopleSession {
-    PeopleSession(runtime: self, people: people, leaveSeconds: leaveSeconds)
+  /// A stream with up to `people` people in it, each followed and counted on their own: the
+  /// classifier's exercises, or `exercise` chosen for everyone.
+  public func makePeopleSession(
+    people: Int, leaveSeconds: Double = 10, counting exercise: ExerciseDefinition? = nil
+  ) -> PeopleSession {
+    PeopleSession(runtime: self, people: people, leaveSeconds: leaveSeconds, exercise: exercise)
   }
+}
+
+/// How many people a stream follows at most: one session each, and the tracker's bit set of
+/// those seen in a frame is 64 wide.
+public enum PeopleLimit {
+  public static let range = 1...64
 }

@@ -4,22 +4,58 @@ import RepCounting
 /// Everything streams share: the model and the exercise catalogue. Immutable and `Sendable`:
 /// one runtime serves any number of sessions on any threads.
 public final class Runtime: Sendable {
-  public let classifier: Classifier
+  /// Nil for a runtime that only counts exercises its caller chooses (`makeSession(counting:)`):
+  /// those sessions run no network.
+  public let classifier: Classifier?
   public let catalogue: ExerciseCatalogue
   public let options: SessionOptions
 
   public init(
-    classifier: Classifier, catalogue: ExerciseCatalogue, options: SessionOptions = SessionOptions()
+    classifier: Classifier?, catalogue: ExerciseCatalogue,
+    options: SessionOptions = SessionOptions()
   ) {
     self.classifier = classifier
     self.catalogue = catalogue
     self.options = options
   }
 
-  /// A new stream. With `batchingPredictions`, its predictions are left to the caller, to run
-  /// through the network with other sessions' in one batch (`Session.predictionDue`).
+  /// A new stream whose exercises the classifier recognises. With `batchingPredictions`, its
+  /// predictions are left to the caller, to run through the network with other sessions' in
+  /// one batch (`Session.predictionDue`).
   public func makeSession(batchingPredictions: Bool = false) -> Session {
-    Session(runtime: self, batchesPredictions: batchingPredictions)
+    precondition(classifier != nil, "a runtime without a classifier counts chosen exercises only")
+    return Session(runtime: self, batchesPredictions: batchingPredictions)
+  }
+
+  /// A new stream of one exercise the person (or the app) chose: it is under way from the
+  /// first frame, counted by `definition`, with no classifier. Goals, summaries and events are
+  /// those of any session; a goal reached ends it, and nothing after is counted.
+  public func makeSession(counting definition: ExerciseDefinition) -> Session {
+    Session(runtime: self, counting: definition)
+  }
+
+  /// A new stream of the exercise the catalogue names `name` (`makeSession(counting:)`).
+  public func makeSession(exercise name: String) throws(UnknownExercise) -> Session {
+    guard let definition = catalogue.definition(named: name) else {
+      throw UnknownExercise(name: name, known: catalogue.definitions.map(\.name))
+    }
+    return makeSession(counting: definition)
+  }
+}
+
+/// A session was asked for an exercise the catalogue has no definition of.
+public struct UnknownExercise: Error, CustomStringConvertible, Sendable {
+  public let name: String
+  /// The names the catalogue knows.
+  public let known: [String]
+
+  public init(name: String, known: [String]) {
+    self.name = name
+    self.known = known
+  }
+
+  public var description: String {
+    "unknown exercise '\(name)'; expected one of \(known.joined(separator: ", "))"
   }
 }
 

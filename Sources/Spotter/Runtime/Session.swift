@@ -10,6 +10,9 @@ import RepCounting
 /// exercise starts and ends; hand the stream to the exercise's rep engine, which first replays
 /// the buffered history (backfill). The steady state allocates nothing per frame.
 ///
+/// A session for a chosen exercise (`Runtime.makeSession(counting:)`) has no classifier: its
+/// exercise starts at the first tick and ends with the stream or a goal; the rest is the same.
+///
 /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance"), but
 /// for the two that events are emitted from inside.
 public final class Session {
@@ -17,8 +20,12 @@ public final class Session {
   /// Checked (as `smoother`): events are emitted while it is being changed, so an `emit` that
   /// called back into the session traps instead of corrupting it.
   private var pipeline: FramePipeline
-  /// Features, the window ring and the streaming network.
-  private let stream: FeatureStream
+  /// Features, the window ring and the streaming network (nil for a chosen exercise).
+  private let stream: FeatureStream?
+  /// The exercise chosen for this session (its definition's name), if not the classifier's.
+  private let chosenExercise: String?
+  /// A chosen exercise's set ended at its goal: nothing after it is counted.
+  @exclusivity(unchecked) private var chosenSetOver = false
   @exclusivity(unchecked) private var probabilities: [Float]
   private var smoother: LabelSmoother
   /// The smoother is reporting a change (`smooth`), and a goal was reached meanwhile (backfill
@@ -74,11 +81,13 @@ public final class Session {
   @exclusivity(unchecked) private var pendingPrediction: Double?
   @exclusivity(unchecked) private var heldTicks: FixedRing<(t: Double, pose: Pose)>
 
+  /// A session whose exercises the runtime's classifier recognises.
   /// - Parameter batchesPredictions: see `predictionDue`.
   init(runtime: Runtime, batchesPredictions: Bool = false) {
+    let classifier = runtime.classifier!
     self.runtime = runtime
     self.batchesPredictions = batchesPredictions
-    let classifier = runtime.classifier
+    chosenExercise = nil
     pipeline = FramePipeline(fps: classifier.metadata.fps)
     stream = FeatureStream(classifier: classifier)
     heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
@@ -93,13 +102,44 @@ public final class Session {
     // One engine per label, made now: starting an exercise mid-stream allocates nothing.
     for label in classifier.labels {
       if let definition = runtime.catalogue.definition(forLabel: label) {
-        counters[label] = RepCounter(definition)
-        if let joint = definition.rangeJoint {
-          angleRanges.append(AngleRanges(label: label, joint: joint))
-        }
+        addCounter(definition, as: label)
       }
     }
   }
+
+  /// A session of one chosen exercise, counted by `definition` from the first tick: no
+  /// classifier, no predictions, no history to backfill from. Its events name the exercise
+  /// by the definition's name.
+  init(runtime: Runtime, counting definition: ExerciseDefinition) {
+    self.runtime = runtime
+    batchesPredictions = false
+    chosenExercise = definition.name
+    pipeline = FramePipeline(fps: runtime.classifier?.metadata.fps ?? Self.chosenTickRate)
+    stream = nil
+    heldTicks = FixedRing(capacity: 1, repeating: (0, .nobody))
+    probabilities = []
+    smoother = LabelSmoother(options: runtime.options, otherLabel: nil)
+    history = FixedRing(capacity: 1, repeating: (0, .nobody))
+    halfWindow = 0
+    addCounter(definition, as: definition.name)
+    // The summary names the exercise even if nobody was ever seen.
+    totals.append(ExerciseTotal(name: definition.name, reps: 0, activeSeconds: 0))
+  }
+
+  /// The tick rate of a chosen exercise's session when the runtime has no model to set it:
+  /// the rate the rep engines' definitions are written for.
+  static let chosenTickRate = 30.0
+
+  private func addCounter(_ definition: ExerciseDefinition, as label: String) {
+    counters[label] = RepCounter(definition)
+    if let joint = definition.rangeJoint {
+      angleRanges.append(AngleRanges(label: label, joint: joint))
+    }
+  }
+
+  /// Hears each tick (a frame followed and resampled, as the engines and the network get it),
+  /// for pictures of the session (`spotter report`). Nil by default.
+  @exclusivity(unchecked) public var onTick: ((Pose, Double) -> Void)?
 
   /// Hears each rep engine's signal and levels, frame by frame, with its exercise's label (for
   /// pictures of a set: `spotter report`). Samples of a set's backfill come when it is
@@ -122,21 +162,42 @@ public final class Session {
   /// not finite or is before the previous frame's is refused with an `error` event (and
   /// counted in the summary's `bad_lines`); the stream goes on.
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
-    if let problem = frameTimes.problem(with: frame.t) {
-      while predictionDue { makeDuePrediction(emit: emit) }
-      badLines += 1
-      emit(.error(t: nil, line: nil, message: problem))
-      return
-    }
+    guard checkTime(frame.t, emit: emit) else { return }
     pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
     if pipeline.takeovers != takeoversSeen {
       takeoversSeen = pipeline.takeovers
       enginesKnowAnotherPerson = true
     }
-    if pipeline.correctsBoxedFrames && !positionsAreLost {
-      positionsAreLost = true
-      for counter in counters.values { counter.positionsAreLost = true }
-    }
+    if pipeline.correctsBoxedFrames { losePositions() }
+  }
+
+  /// Takes one tick that the caller followed and resampled itself, as the session's own
+  /// pipeline would (evaluation resamples a recording once and replays it clip by clip);
+  /// `positionsAreLost` once the frames turned out normalised to their own box. Times are
+  /// checked as `push` checks them.
+  public func push(
+    tick pose: Pose, t: Double, positionsAreLost lost: Bool = false,
+    emit: (SpotterEvent) -> Void
+  ) {
+    guard checkTime(t, emit: emit) else { return }
+    if lost { losePositions() }
+    tick(pose, t: t, emit: emit)
+  }
+
+  /// Whether a frame's time may follow the last; if not, it is refused with an `error` event.
+  private func checkTime(_ t: Double, emit: (SpotterEvent) -> Void) -> Bool {
+    guard let problem = frameTimes.problem(with: t) else { return true }
+    while predictionDue { makeDuePrediction(emit: emit) }
+    badLines += 1
+    emit(.error(t: nil, line: nil, message: problem))
+    return false
+  }
+
+  /// The frames are normalised to their own box: the engines are told, once.
+  private func losePositions() {
+    guard !positionsAreLost else { return }
+    positionsAreLost = true
+    for counter in counters.values { counter.positionsAreLost = true }
   }
 
   /// Runs a whole pose source through the session (bad lines reported, the stream going on),
@@ -181,14 +242,14 @@ public final class Session {
   /// The network's state: its pending frames are those the due prediction needs. Made at the
   /// first prediction (`FeatureStream.streamState`), so a session that has not yet made one
   /// holds no network state.
-  public var streamState: StreamState { stream.streamState }
+  public var streamState: StreamState { stream!.streamState }
 
   /// Makes the due prediction (if any), then processes the ticks held since, up to the next
   /// prediction due. Allocates nothing.
   public func makeDuePrediction(emit: (SpotterEvent) -> Void) {
     guard let t = pendingPrediction else { return }
     pendingPrediction = nil
-    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+    probabilities.withUnsafeMutableBufferPointer { stream!.probabilities(into: $0) }
     decide(at: t, emit: emit)
     while pendingPrediction == nil, let held = heldTicks.first {
       heldTicks.removeOldest()
@@ -209,7 +270,20 @@ public final class Session {
     }
     ticks += 1
     lastTime = t
-    stream.push(pose)
+    onTick?(pose, t)
+    if let chosenExercise {
+      if counter == nil && !chosenSetOver {
+        start(chosenExercise, at: t, confidence: 1, emit: emit)
+      }
+      if let counter {
+        counter.process(pose, t: t) {
+          repEvent(for: chosenExercise, $0, backfilled: false, emit: emit)
+        }
+        checkGoal(at: t, emit: emit)
+      }
+      return
+    }
+    stream!.push(pose)
     history.append((t, pose))
     if let counter {
       counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
@@ -223,6 +297,7 @@ public final class Session {
   /// A prediction is due: say whether the window shows a person, then classify it now, or
   /// leave it for the caller's batch.
   private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
+    guard let stream else { return }
     let fraction = runtime.options.presenceFraction
     let enough = stream.showsAPerson(inAtLeast: fraction)
     // While a stream's first window fills, it is mostly padding, not an empty room: a stream
@@ -249,7 +324,7 @@ public final class Session {
   /// The prediction from `probabilities`: reported if asked, then smoothed.
   private func decide(at t: Double, emit: (SpotterEvent) -> Void) {
     let options = runtime.options
-    let labels = runtime.classifier.labels
+    let labels = runtime.classifier!.labels
     let best = probabilities.indexOfLargest!
     let confidence = probabilities[best]
     if options.reportPredictions {
@@ -263,7 +338,7 @@ public final class Session {
   }
 
   private func smooth(label: Int?, confidence: Float, at t: Double, emit: (SpotterEvent) -> Void) {
-    let labels = runtime.classifier.labels
+    let labels = runtime.classifier!.labels
     smoothing = true
     smoother.observe(label: label, confidence: confidence, t: t) { change in
       switch change {
@@ -336,7 +411,13 @@ public final class Session {
       let index = totals.firstIndex { $0.name == label }!
       totals[index].goalsReached += 1
       end(at: t, byClassifier: false, emit: emit)
-      if smoothing { holdAfterSmoothing = true } else { smoother.endAndHold() }
+      if chosenExercise != nil {
+        chosenSetOver = true
+      } else if smoothing {
+        holdAfterSmoothing = true
+      } else {
+        smoother.endAndHold()
+      }
       return
     }
   }
@@ -382,7 +463,11 @@ public final class Session {
       counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
       checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it
     }
-    smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
+    if chosenExercise != nil {
+      end(at: lastTime, byClassifier: false, emit: emit)
+    } else {
+      smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
+    }
     var counters = counters
     counters.badLines += badLines
     emit(.summary(t: lastTime, exercises: summary, counters: counters))

@@ -51,28 +51,15 @@ enum ClassifyCommand {
     }
     let timeline = EventPrinter(output: output, runtime: runtime)
     let session = runtime.makePeopleSession(people: people)
-    let emit: (Int, SpotterEvent) -> Void = { person, event in
+    try session.run(source) { person, event in
       if json {
         output.writeLine(event.jsonLine(person: person))
       } else {
         timeline.print(event, person: person)
       }
+    } afterFrame: {
+      try output.flush()
     }
-    var frame = PeopleFrame()
-    var counters = StreamCounters()
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error):
-        counters.badLines += 1
-        let event = SpotterEvent.error(t: nil, line: error.line, message: error.description)
-        if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
-      case .frame:
-        session.push(frame, emit: emit)
-        try output.flush()
-      }
-    }
-    session.finish(emit: emit, counters: counters)
     try output.flush()
     return 0
   }
@@ -87,7 +74,6 @@ enum ClassifyCommand {
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
     var runtime = runtime
-    var source = source
     let timeline = EventPrinter(output: output, runtime: runtime)
     // The page's classifier band needs every prediction; they are printed only if asked for.
     let printsPredictions = runtime.options.reportPredictions
@@ -95,7 +81,6 @@ enum ClassifyCommand {
     if reportFile != nil {
       runtime = runtime.reportingPredictions
       recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
-      source = RecordedSource(source, recorder: recorder!)
     }
     let session = runtime.makeSession()
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }

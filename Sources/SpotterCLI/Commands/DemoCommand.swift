@@ -83,7 +83,7 @@ enum DemoCommand {
 
   /// Streams the recording through the session: the timeline as it happens, and on a terminal
   /// a status line (exercise, reps, last cue) that the timeline's lines clear. Returns the
-  /// summary. A `recorder` hears every frame and event, for the report; `observe`, every event.
+  /// summary. A `recorder` hears every event, for the report; `observe`, every event.
   static func play(
     _ recording: Recording, through session: Session, output: TextOutput, realtime: Bool,
     speaker: (any CueSpeaker)? = nil, recorder: ReportRecorder? = nil,
@@ -118,7 +118,6 @@ enum DemoCommand {
       frame.line = index + 1
       frame.people.removeAll(keepingCapacity: true)
       if sample.pose.hasPerson { frame.people.append(sample.pose) }
-      recorder?.take(frame)
       session.push(frame, emit: emit)
       if live && (realtime || index % 15 == 0) {
         status.show(t: sample.t, exercise: session.currentExercise, reps: session.currentReps)

@@ -49,15 +49,13 @@ enum ReportCommand {
       let definition = try CountCommand.definition(
         named: name, in: try ExerciseCatalogueOption.load(arguments), command: command)
       recorder = ReportRecorder(for: definition, source: source.name)
-      badLines = try CountCommand.count(source, definition: definition, recorder: recorder).badLines
+      badLines = try CountCommand.count(source, definition: definition, recorder: recorder)
     } else {
       let runtime = try RuntimeOptions.runtime(arguments).reportingPredictions
       let session = runtime.makeSession()
       recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
       listen(to: session, recorder: recorder)
-      try session.run(RecordedSource(source, recorder: recorder)) { event in
-        recorder.take(event)
-      }
+      try session.run(source) { event in recorder.take(event) }
       badLines = session.badLines
     }
     let report = recorder.report()
@@ -130,6 +128,7 @@ enum ReportCommand {
   /// Hands the session's engines' signal samples to the recorder.
   static func listen(to session: Session, recorder: ReportRecorder) {
     session.onSignalSample = { exercise, sample in recorder.take(sample, exercise: exercise) }
+    session.onTick = { pose, t in recorder.take(pose, t: t) }
   }
 }
 
@@ -146,25 +145,5 @@ extension Runtime {
     var options = self.options
     options.reportPredictions = true
     return Runtime(classifier: classifier, catalogue: catalogue, options: options)
-  }
-}
-
-/// A pose source that shows each frame to a report recorder before the session gets it.
-final class RecordedSource: PoseSource {
-  private let source: any PoseSource
-  private let recorder: ReportRecorder
-
-  init(_ source: any PoseSource, recorder: ReportRecorder) {
-    self.source = source
-    self.recorder = recorder
-  }
-
-  var header: PoseFileHeader { source.header }
-  var name: String { source.name }
-
-  func next(into frame: inout PeopleFrame) throws -> PoseReadResult {
-    let result = try source.next(into: &frame)
-    if case .frame = result { recorder.take(frame) }
-    return result
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Poses
+import RepCounting
 import Spotter
 
 #if canImport(Glibc)
@@ -204,6 +205,8 @@ final class Connection {
     daemon.countError()
     if let session {
       session.reportBadLine(error) { send($0) }
+    } else if let people {
+      people.reportBadLine(error) { send($1, person: $0) }
     } else {
       counters.badLines += 1
       send(.error(t: nil, line: error.line, message: error.description))
@@ -235,10 +238,27 @@ final class Connection {
   /// an error to report, and the stream follows one person.
   static func people(in header: PoseFileHeader) -> (people: Int?, error: String?) {
     guard let text = header.extra["people"] else { return (nil, nil) }
-    guard let people = Int(text), (1...64).contains(people) else {
+    guard let people = Int(text), PeopleLimit.range.contains(people) else {
       return (1, "header \"people\" is \(text); expected a whole number from 1 to 64")
     }
     return (people, nil)
+  }
+
+  /// The exercise the header chooses (`"exercise": "squat"`), if it names one: counted from
+  /// the first frame with no classifier. An unknown one is an error to report, and the
+  /// classifier chooses.
+  static func exercise(in header: PoseFileHeader, catalogue: ExerciseCatalogue)
+    -> (exercise: ExerciseDefinition?, error: String?)
+  {
+    guard let text = header.extra["exercise"] else { return (nil, nil) }
+    let name =
+      (try? JSONSerialization.jsonObject(
+        with: Data(text.utf8), options: .fragmentsAllowed)) as? String ?? text
+    guard let definition = catalogue.definition(named: name) else {
+      let known = catalogue.definitions.map(\.name).joined(separator: ", ")
+      return (nil, "header \"exercise\" is \(text); expected one of \(known)")
+    }
+    return (definition, nil)
   }
 
   /// Starts the session from a header line. Until a header comes, each line is tried as one;
@@ -275,11 +295,20 @@ final class Connection {
     }
     streamPerson = header.person
     let runtime = daemon.runtime(goals: goals.goals)
+    let exercise = Self.exercise(in: header, catalogue: runtime.catalogue)
+    if let error = exercise.error {
+      daemon.countError()
+      send(
+        .error(
+          t: nil, line: number, message: "\(error); the classifier chooses the exercises"))
+    }
     let count = people.people ?? daemon.configuration.people
     if count > 1 {
-      self.people = runtime.makePeopleSession(people: count)
+      self.people = runtime.makePeopleSession(people: count, counting: exercise.exercise)
     } else {
-      session = runtime.makeSession(batchingPredictions: true)
+      session =
+        exercise.exercise.map { runtime.makeSession(counting: $0) }
+        ?? runtime.makeSession(batchingPredictions: true)
       recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
     }
   }
@@ -325,7 +354,8 @@ final class Connection {
   /// An event of one person in a stream of several. Each person is a session of the history
   /// (`person` the header's with `/id` added, `source` naming the id), stored when their
   /// summary comes: when they leave, or when the stream ends.
-  private func send(_ event: SpotterEvent, person id: Int) {
+  private func send(_ event: SpotterEvent, person id: Int?) {
+    guard let id else { return send(event) }  // the stream's own (a bad line)
     append(event, person: id)
     if !personRecorders.contains(where: { $0.id == id }) {
       personRecorders.append(

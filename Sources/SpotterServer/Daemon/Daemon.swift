@@ -114,7 +114,7 @@ public final class Daemon {
     self.configuration = configuration
     // The plan (measured, or read from its cache) before the first client, not in the first
     // round that has a prediction to make.
-    _ = runtime.classifier.plan
+    _ = runtime.classifier?.plan
   }
 
   /// Binds the listeners. Throws `SystemError` naming what could not be bound.
