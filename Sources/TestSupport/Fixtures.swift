@@ -85,13 +85,11 @@ public enum Fixtures {
   ) {
     var frames: [PeopleFrame] = []
     var errors: [PoseFileError] = []
-    var frame = PeopleFrame()
-    while true {
-      switch try source.next(into: &frame) {
-      case .frame: frames.append(frame)
-      case .skipped(let error): errors.append(error)
-      case .end: return (frames, errors)
-      }
+    try source.readAll {
+      frames.append($0)
+    } skipped: {
+      errors.append($0)
     }
+    return (frames, errors)
   }
 }

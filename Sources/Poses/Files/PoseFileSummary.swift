@@ -39,39 +39,34 @@ public struct PoseFileSummary: Sendable {
     _ source: any PoseSource, keepErrors: Int = 5, progress: ((Int) -> Void)? = nil
   ) throws -> PoseFileSummary {
     var summary = PoseFileSummary(name: source.name, header: source.header)
-    var frame = PeopleFrame()
     var selector = PersonSelector()
     var scale = ScoreScale()
     var corrector = FrameBoxCorrector()
     var sums = Array(repeating: 0.0, count: CanonicalJoint.count)
     var first: Double?
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error):
-        summary.badLines += 1
-        if summary.firstErrors.count < keepErrors { summary.firstErrors.append(error) }
-      case .frame:
-        summary.frames += 1
-        if first == nil { first = frame.t }
-        summary.duration = frame.t - first!
-        summary.maxPeople = max(summary.maxPeople, frame.people.count)
-        let pose = selector.select(frame.people)
-        let raised = scale.rescale(pose)
-        if raised != pose {
-          if summary.scoresRaisedFrom == nil { summary.scoresRaisedFrom = frame.t }
-          summary.largestScoreFactor = max(summary.largestScoreFactor, scale.factor)
-        }
-        if summary.boxNormalisedFrom == nil {
-          _ = corrector.correct(raised, box: frame.box)
-          if corrector.isCorrecting { summary.boxNormalisedFrom = frame.t }
-        }
-        if pose.hasPerson {
-          summary.framesWithPerson += 1
-          for index in pose.joints.indices { sums[index] += Double(pose.joints[index].confidence) }
-        }
-        if let progress, summary.frames % 10_000 == 0 { progress(summary.frames) }
+    try source.readAll { frame in
+      summary.frames += 1
+      if first == nil { first = frame.t }
+      summary.duration = frame.t - first!
+      summary.maxPeople = max(summary.maxPeople, frame.people.count)
+      let pose = selector.select(frame.people)
+      let raised = scale.rescale(pose)
+      if raised != pose {
+        if summary.scoresRaisedFrom == nil { summary.scoresRaisedFrom = frame.t }
+        summary.largestScoreFactor = max(summary.largestScoreFactor, scale.factor)
       }
+      if summary.boxNormalisedFrom == nil {
+        _ = corrector.correct(raised, box: frame.box)
+        if corrector.isCorrecting { summary.boxNormalisedFrom = frame.t }
+      }
+      if pose.hasPerson {
+        summary.framesWithPerson += 1
+        for index in pose.joints.indices { sums[index] += Double(pose.joints[index].confidence) }
+      }
+      if let progress, summary.frames % 10_000 == 0 { progress(summary.frames) }
+    } skipped: { error in
+      summary.badLines += 1
+      if summary.firstErrors.count < keepErrors { summary.firstErrors.append(error) }
     }
     if summary.framesWithPerson > 0 {
       summary.meanConfidence = sums.map { $0 / Double(summary.framesWithPerson) }

@@ -36,6 +36,26 @@ public protocol PoseSource: AnyObject {
   func next(into frame: inout PeopleFrame) throws -> PoseReadResult
 }
 
+extension PoseSource {
+  /// Reads to the end: each frame to `frame` (one `PeopleFrame` reused), then `afterFrame`;
+  /// each line skipped to `skipped`.
+  public func readAll(
+    frame body: (PeopleFrame) throws -> Void, skipped: (PoseFileError) throws -> Void,
+    afterFrame: () throws -> Void = {}
+  ) throws {
+    var frame = PeopleFrame()
+    while true {
+      switch try next(into: &frame) {
+      case .end: return
+      case .skipped(let error): try skipped(error)
+      case .frame:
+        try body(frame)
+        try afterFrame()
+      }
+    }
+  }
+}
+
 /// The frame-time rules every reader shares: a missing `t` is index / fps, and `t` never goes
 /// back.
 ///

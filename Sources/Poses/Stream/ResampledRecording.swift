@@ -24,18 +24,14 @@ public struct ResampledRecording: Sendable {
   ) throws -> ResampledRecording {
     let source = try PoseFiles.open(path, prepare: prepare)
     var pipeline = FramePipeline(fps: fps)
-    var frame = PeopleFrame()
     var recording = ResampledRecording(ticks: [])
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped: recording.badLines += 1
-      case .frame:
-        pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
-        if pipeline.correctsBoxedFrames && recording.positionsLostAfterTick == nil {
-          recording.positionsLostAfterTick = recording.ticks.count - 1
-        }
+    try source.readAll { frame in
+      pipeline.push(frame) { pose, t in recording.ticks.append((t, pose)) }
+      if pipeline.correctsBoxedFrames && recording.positionsLostAfterTick == nil {
+        recording.positionsLostAfterTick = recording.ticks.count - 1
       }
+    } skipped: { _ in
+      recording.badLines += 1
     }
     return recording
   }

@@ -83,22 +83,15 @@ public final class PeopleSession {
     emit(nil, .error(t: nil, line: error.line, message: error.description))
   }
 
-  /// Runs a whole pose source through the session (bad lines reported, the stream going on),
-  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
+  /// As `Session.run`: the whole source, bad lines reported, then the end (every person's
+  /// summary); `afterFrame` after each frame's events.
   public func run(
     _ source: any PoseSource, emit: (_ person: Int?, SpotterEvent) -> Void,
     afterFrame: () throws -> Void = {}
   ) throws {
-    var frame = PeopleFrame()
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error): reportBadLine(error, emit: emit)
-      case .frame:
-        push(frame, emit: emit)
-        try afterFrame()
-      }
-    }
+    try source.readAll(
+      frame: { push($0, emit: emit) }, skipped: { reportBadLine($0, emit: emit) },
+      afterFrame: afterFrame)
     finish(emit: emit)
   }
 

@@ -205,16 +205,9 @@ public final class Session {
   public func run(
     _ source: any PoseSource, emit: (SpotterEvent) -> Void, afterFrame: () throws -> Void = {}
   ) throws {
-    var frame = PeopleFrame()
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error): reportBadLine(error, emit: emit)
-      case .frame:
-        push(frame, emit: emit)
-        try afterFrame()
-      }
-    }
+    try source.readAll(
+      frame: { push($0, emit: emit) }, skipped: { reportBadLine($0, emit: emit) },
+      afterFrame: afterFrame)
     finish(emit: emit)
   }
 

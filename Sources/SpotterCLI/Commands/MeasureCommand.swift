@@ -42,19 +42,17 @@ enum MeasureCommand {
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     var pipeline = FramePipeline()
-    var frame = PeopleFrame()
     var series: [(t: Double, left: Double?, right: Double?)] = []
-    loop: while true {
-      switch try source.next(into: &frame) {
-      case .end: break loop
-      case .skipped(let error): Terminal.error("warning: \(error)")
-      case .frame:
-        pipeline.push(frame) { pose, t in
-          let left = sides.contains(true) ? joint.degrees(in: pose, left: true) : nil
-          let right = sides.contains(false) ? joint.degrees(in: pose, left: false) : nil
-          series.append((t, left, right))
-        }
+    // A joint's angle over the ticks, as the runtime follows and resamples them: no engine,
+    // no classifier, so no session.
+    try source.readAll { frame in
+      pipeline.push(frame) { pose, t in
+        let left = sides.contains(true) ? joint.degrees(in: pose, left: true) : nil
+        let right = sides.contains(false) ? joint.degrees(in: pose, left: false) : nil
+        series.append((t, left, right))
       }
+    } skipped: {
+      Terminal.error("warning: \($0)")
     }
     print(
       arguments.flag("json")
