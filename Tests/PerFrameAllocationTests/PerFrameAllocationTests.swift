@@ -181,8 +181,7 @@ struct PerFrameAllocationTests {
     let sessions = (0..<(batching ? 2 : 1)).map { _ in
       runtime.makeSession(batchingPredictions: batching)
     }
-    var states: [StreamState] = []
-    states.reserveCapacity(sessions.count)
+    var batch = PredictionBatch()
     let recording = Recorder.record(.demo, seed: 4)
     var frame = PeopleFrame()
     var (events, due) = (0, 0)
@@ -196,9 +195,8 @@ struct PerFrameAllocationTests {
       guard index % (batchEvery ?? 1) == 0 else { return }
       while sessions[0].predictionDue {
         due += 1
-        states.removeAll(keepingCapacity: true)
-        for session in sessions { states.append(session.streamState) }
-        StreamState.catchUp(together: states)
+        for session in sessions { batch.add(session) }
+        batch.catchUp()
         for session in sessions { session.makeDuePrediction { _ in events += 1 } }
       }
     }

@@ -198,6 +198,7 @@ import Testing
     let sessions = starts.map { _ in runtime.makeSession(batchingPredictions: true) }
     var events = starts.map { _ in [String]() }
     var batches = 0
+    var batch = PredictionBatch()
     for step in 0..<(frames.map(\.count).max()! + starts.max()!) {
       for (stream, session) in sessions.enumerated() {
         let index = step - starts[stream]
@@ -208,7 +209,8 @@ import Testing
       while sessions.contains(where: \.predictionDue) {
         let due = sessions.filter(\.predictionDue)
         if due.count > 1 { batches += 1 }
-        StreamState.catchUp(together: due.map(\.streamState))
+        for session in due { batch.add(session) }
+        batch.catchUp()
         for (stream, session) in sessions.enumerated() {
           session.makeDuePrediction { events[stream].append($0.jsonLine) }
         }

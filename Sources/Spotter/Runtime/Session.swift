@@ -234,8 +234,9 @@ public final class Session {
 
   /// The network's state: its pending frames are those the due prediction needs. Made at the
   /// first prediction (`FeatureStream.streamState`), so a session that has not yet made one
-  /// holds no network state.
-  public var streamState: StreamState { stream!.streamState }
+  /// holds no network state. For `PredictionBatch` only: no network type is on the runtime's
+  /// surface.
+  var streamState: StreamState { stream!.streamState }
 
   /// Makes the due prediction (if any), then processes the ticks held since, up to the next
   /// prediction due. Allocates nothing.
