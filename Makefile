@@ -178,12 +178,14 @@ weights: release-spotter
 
 # A quick proxy for `make folds` + `make eval-real`, to try recipe ideas in minutes: fold
 # PROXY_FOLD of 5 only, trained with a smaller recipe (a third of the shipped recipe's synthetic
-# workouts and windows; all of the fold's real clips), then the held-out clips scored: Penn
+# workouts and windows; all of the fold's real clips, drawn a third as often per window, so they
+# keep the shipped recipe's share of the draws), then the held-out clips scored: Penn
 # Action overall and by `view`, the same clips mirrored (filmed from the other side), Countix,
 # and synthetic clips by camera (Benchmarks/eval/proxy.sh; time and figures:
 # Weights/MODEL_CARD.md). Try another recipe with
 # `make proxy PROXY_RECIPE="..."`; the model is .build/proxy/fold-PROXY_FOLD.spotter.
-PROXY_RECIPE = --synthetic 800 --epochs 8 --windows-per-epoch 40000 --seed 1 --recorded-weight 4
+PROXY_RECIPE = --synthetic 800 --epochs 8 --windows-per-epoch 40000 --seed 1 \
+	--recorded-weight 1.333
 PROXY_FOLD ?= 0
 proxy: release-spotter
 	$(TRAIN_ENV) Benchmarks/eval/proxy.sh $(RELEASE_BIN)/spotter $(DATA) $(PROXY_FOLD) \
