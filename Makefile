@@ -11,7 +11,7 @@ RELEASE_BIN = .build/release
 
 FOLD_TARGETS = fold-0 fold-1 fold-2 fold-3 fold-4
 
-.PHONY: all deps test-deps speech-deps build demo demo-speech video test lint bench eval eval-real folds \
+.PHONY: all deps test-deps speech-deps build demo demo-speech video test lint bench eval eval-real folds proxy \
 	format clean tiny-weights libspotter weights report-check fleet-check peers \
 	release-spotter $(FOLD_TARGETS)
 
@@ -175,6 +175,21 @@ weights: release-spotter
 	$(TRAIN_ENV) $(RELEASE_BIN)/spotter train $(WEIGHTS_RECIPE) \
 	  $(foreach set,$(wildcard $(PENN) $(COUNTIX)),--annotations $(set)) \
 	  --output Weights/default.spotter
+
+# A quick proxy for `make folds` + `make eval-real`, to try recipe ideas in minutes: fold
+# PROXY_FOLD of 5 only, trained with a smaller recipe (a third of the shipped recipe's synthetic
+# workouts and windows; all of the fold's real clips, drawn a third as often per window, so they
+# keep the shipped recipe's share of the draws), then the held-out clips scored: Penn
+# Action overall and by `view`, the same clips mirrored (filmed from the other side), Countix,
+# and synthetic clips by camera (Benchmarks/eval/proxy.sh; time and figures:
+# Weights/MODEL_CARD.md). Try another recipe with
+# `make proxy PROXY_RECIPE="..."`; the model is .build/proxy/fold-PROXY_FOLD.spotter.
+PROXY_RECIPE = --synthetic 800 --epochs 8 --windows-per-epoch 40000 --seed 1 \
+	--recorded-weight 1.333
+PROXY_FOLD ?= 0
+proxy: release-spotter
+	$(TRAIN_ENV) Benchmarks/eval/proxy.sh $(RELEASE_BIN)/spotter $(DATA) $(PROXY_FOLD) \
+	  .build/proxy/fold-$(PROXY_FOLD).spotter $(PROXY_RECIPE)
 
 # The report page in a real browser: `spotter report` on a synthetic everyday workout (three
 # sets, shallow reps, movements not counted), then

@@ -113,7 +113,8 @@ let package = Package(
     .testTarget(
       name: "SpotterServerTests", dependencies: ["Spotter", "SpotterServer", "TestSupport"]),
     .testTarget(
-      name: "TrainingDataTests", dependencies: ["ActionModel", "TrainingData", "TestSupport"]),
+      name: "TrainingDataTests",
+      dependencies: ["ActionModel", "Poses", "Randomness", "TrainingData", "TestSupport"]),
     .testTarget(
       name: "EvaluationTests",
       dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter", "TestSupport"]),

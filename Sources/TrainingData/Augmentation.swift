@@ -2,8 +2,13 @@ import Foundation
 import Poses
 import Randomness
 
-/// Random changes to a clip of poses that keep what the body does: mirroring (sides swapped),
-/// a small roll of the camera, scale, speed, dropped joints, and jitter.
+/// Random changes to a clip of poses that keep what the body does: mirroring, a small roll of
+/// the camera, scale, speed, dropped joints, and jitter.
+///
+/// Mirroring is a real reflection (`Pose.reflected(aboutX:)`: x flipped about the clip's
+/// horizontal centre and the sides swapped), so a clip filmed with the person facing the
+/// image's left also trains the network on a person facing its right. Renaming the sides alone
+/// would move no joint, and a side view would only ever face the way it was filmed.
 struct Augmentation {
   var generator: SeededGenerator
   /// The first variant of a clip is left as it is.
@@ -27,13 +32,14 @@ struct Augmentation {
     {
       size = measured
     }
+    let centreX = mirror ? Self.horizontalCentre(of: clip) : 0
     for index in 0..<count {
       let position = Double(index) * speed
       let lower = min(Int(position), clip.count - 1)
       let upper = min(lower + 1, clip.count - 1)
       var pose = Resampler.interpolate(
         clip[lower], clip[upper], fraction: Float(position - Double(lower)))
-      if mirror { pose = pose.mirrored }
+      if mirror { pose = pose.reflected(aboutX: centreX) }
       for j in pose.joints.indices where !pose.joints[j].isMissing {
         if generator.unit() < dropout {
           pose.joints[j] = Joint.missing
@@ -47,6 +53,19 @@ struct Augmentation {
       out.append(pose)
     }
     return out
+  }
+
+  /// The middle of the x range the clip's detected joints span (0 for a clip with nobody), so
+  /// a reflected clip stays where the recording had it.
+  static func horizontalCentre(of clip: [Pose]) -> Float {
+    var (low, high) = (Float.infinity, -Float.infinity)
+    for pose in clip {
+      for joint in pose.joints.indices where !pose.joints[joint].isMissing {
+        low = min(low, pose.joints[joint].x)
+        high = max(high, pose.joints[joint].x)
+      }
+    }
+    return low <= high ? (low + high) / 2 : 0
   }
 
   /// The clip repeated until it has at least `count` frames.

@@ -153,8 +153,8 @@ public enum DatasetBuilder {
   }
 
   /// Windows from annotated recordings (Create ML annotations, real or user-made): each clip
-  /// in `variants` augmented copies (mirror with sides swapped, rotation, scale, speed, joint
-  /// dropout, jitter). A clip shorter than a window is looped to fill one, as a person
+  /// in `variants` augmented copies (mirrored: x reflected and sides swapped; rotation, scale,
+  /// speed, joint dropout, jitter). A clip shorter than a window is looped to fill one, as a person
   /// repeating the movement would, so the network never learns clip length from padding.
   /// Windows in which fewer than `presence` of the frames show a person are left out: the
   /// runtime does not classify those (long real videos have stretches with nobody in view).

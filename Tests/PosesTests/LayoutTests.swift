@@ -137,4 +137,24 @@ import Testing
     #expect(pose[.nose].x == 0)
     #expect(pose.mirrored.mirrored == pose)
   }
+
+  /// A reflected pose is the body seen in a mirror: each joint's x reflected about the centre
+  /// and its side swapped, so the person's own left is still `left`; y, confidence and missing
+  /// joints are kept, and reflecting twice gives the pose back.
+  @Test func aReflectedPoseHasXFlippedAndSidesSwapped() {
+    var pose = Pose()
+    pose[.nose] = Joint(x: 110, y: 20, confidence: 0.9)
+    pose[.leftShoulder] = Joint(x: 120, y: 50, confidence: 1)
+    pose[.rightShoulder] = Joint(x: 90, y: 52, confidence: 0.8)
+    pose[.leftWrist] = Joint(x: 150, y: 60, confidence: 0.7)
+    let reflected = pose.reflected(aboutX: 100)
+    #expect(reflected[.nose] == Joint(x: 90, y: 20, confidence: 0.9))
+    #expect(reflected[.rightShoulder] == Joint(x: 80, y: 50, confidence: 1))
+    #expect(reflected[.leftShoulder] == Joint(x: 110, y: 52, confidence: 0.8))
+    #expect(reflected[.rightWrist] == Joint(x: 50, y: 60, confidence: 0.7))
+    #expect(reflected[.leftWrist].isMissing && reflected[.leftHip].isMissing)
+    #expect(reflected.reflected(aboutX: 100) == pose)
+    // Renaming the sides is not a reflection: it moves no joint.
+    #expect(pose.mirrored[.rightShoulder].x == 120)
+  }
 }

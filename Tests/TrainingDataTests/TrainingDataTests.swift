@@ -1,4 +1,6 @@
 import ActionModel
+import Poses
+import Randomness
 import TestSupport
 import Testing
 
@@ -70,6 +72,37 @@ import Testing
     #expect(set.window(1) == [3, 4, 5, 6, 7, 8, 9, 10])
     #expect(set.window(2) == [0, 0, 0, 0, 11, 12, 13, 14])
     #expect(set.labels == [0, 1, 2] && set.frameCount == 7)
+  }
+
+  /// Augmentation mirrors a clip for real: in some copies a person who faced the image's right
+  /// faces its left (x reflected), and in every copy their own left shoulder is still on the
+  /// side it was (the sides swapped with it). Renaming the sides alone would turn no head.
+  @Test func augmentedCopiesAreReflectedWithTheirSidesSwapped() {
+    var pose = Pose()
+    pose[.neck] = Joint(x: 300, y: 100, confidence: 1)
+    pose[.nose] = Joint(x: 330, y: 70, confidence: 1)  // the head turned to the image's right
+    pose[.leftShoulder] = Joint(x: 340, y: 100, confidence: 1)
+    pose[.rightShoulder] = Joint(x: 260, y: 100, confidence: 1)
+    pose[.leftHip] = Joint(x: 325, y: 220, confidence: 1)
+    pose[.rightHip] = Joint(x: 275, y: 220, confidence: 1)
+    var facing = (right: 0, left: 0)
+    var shoulders = (frames: 0, leftOnTheRight: 0)
+    for seed in 0..<40 as Range<UInt64> {
+      var augmenter = Augmentation(generator: SeededGenerator(seed: seed), plain: false)
+      for frame in augmenter.apply(to: Array(repeating: pose, count: 30)) {
+        let (nose, neck) = (frame[.nose], frame[.neck])
+        let (left, right) = (frame[.leftShoulder], frame[.rightShoulder])
+        if !left.isMissing && !right.isMissing {
+          shoulders.frames += 1
+          if left.x > right.x { shoulders.leftOnTheRight += 1 }
+        }
+        if !nose.isMissing && !neck.isMissing {
+          if nose.x > neck.x { facing.right += 1 } else { facing.left += 1 }
+        }
+      }
+    }
+    #expect(facing.left > 100 && facing.right > 100)
+    #expect(shoulders.frames > 200 && shoulders.leftOnTheRight == shoulders.frames)
   }
 
   @Test func aSplitKeepsEachRecordingOnOneSide() {

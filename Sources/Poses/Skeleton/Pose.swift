@@ -63,10 +63,27 @@ public struct Pose: Equatable, Sendable {
     return count
   }
 
-  /// The pose with the person's left and right sides swapped (for front cameras).
+  /// The pose with the person's left and right sides swapped and every coordinate kept: the
+  /// joints renamed, as `mirrored: true` input needs (a front camera's mirrored image already
+  /// shows the body reflected; only its side names are wrong). See `reflected(aboutX:)` for a
+  /// body seen in a mirror.
   public var mirrored: Pose {
     var result = Pose()
     for joint in CanonicalJoint.allCases { result[joint.mirrored] = self[joint] }
+    return result
+  }
+
+  /// The pose as a mirror shows it: x reflected about the vertical line at `centreX` and the
+  /// sides swapped, so the person's own left is still called left.
+  ///
+  /// A person facing the image's left becomes one facing its right, the way a camera on the
+  /// other side of them would see them. Renaming the sides alone (`mirrored`) moves no joint,
+  /// and features that are centred on the body are the same for every `centreX`.
+  public func reflected(aboutX centreX: Float) -> Pose {
+    var result = mirrored
+    for index in result.joints.indices where !result.joints[index].isMissing {
+      result.joints[index].x = 2 * centreX - result.joints[index].x
+    }
     return result
   }
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `make proxy`: a quick stand-in for `make folds` + `make eval-real`, for trying recipe ideas.
+# Trains one cross-validation fold (clip n of each annotation file is in fold n mod 5, as
+# `make folds` splits them) with RECIPE, then scores the clips that fold left out:
+#   - Penn Action: clip accuracy, overall and by each clip's `view` header (front, back, left,
+#     right; in Penn, `left` means the person faces the image's left);
+#   - the same Penn Action clips mirrored (x flipped about the image, sides swapped: the person
+#     filmed from their other side; written once into .build/proxy/penn-mirrored), by the view
+#     each then shows (a `left` clip mirrored faces right);
+#   - Countix-Fitness: clip accuracy (both halves' videos of the fold);
+#   - synthetic clip accuracy by camera: 30 random workouts a view (seed 92000, drawn once into
+#     .build/eval/synthetic), clips of 3 s or more.
+# Without RECIPE it trains nothing and scores MODEL as it is (for example a full fold of
+# `make folds`, .build/folds/fold-0.spotter, to set the proxy's figures beside the full run's).
+#   Benchmarks/eval/proxy.sh SPOTTER DATA FOLD MODEL [RECIPE...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SPOTTER=$1 DATA=$2 FOLD=$3 MODEL=$4
+shift 4
+PENN=$DATA/penn-action-train/annotations.json
+COUNTIX=$DATA/countix-fitness-test/annotations.json
+if [ ! -f "$COUNTIX" ] || [ ! -f "$PENN" ]; then
+  echo "No real recordings at $DATA (countix-fitness-test, penn-action-train): nothing to measure."
+  exit 1
+fi
+started=$(date +%s)
+if [ $# -gt 0 ]; then
+  mkdir -p "$(dirname "$MODEL")"
+  echo "Training fold $FOLD/5: spotter train $* (stderr: $MODEL.log)"
+  "$SPOTTER" train "$@" --fold "$FOLD/5" --annotations "$PENN" --annotations "$COUNTIX" \
+    --output "$MODEL" 2>"$MODEL.log"
+fi
+trained=$(date +%s)
+
+MIRRORED=.build/proxy/penn-mirrored
+if [ ! -f "$MIRRORED/annotations.json" ]; then
+  rm -rf "$MIRRORED.partial"
+  python3 - "$PENN" "$MIRRORED" <<'FLIP'
+import json, os, shutil, sys
+source, target = sys.argv[1:3]
+# COCO-17's joints with their other side's: nose, eyes, ears, shoulders … ankles.
+other = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15]
+views = {"left": "right", "right": "left"}
+for clip in json.load(open(source)):
+    lines = open(os.path.join(os.path.dirname(source), clip["file_name"])).read().splitlines()
+    header = json.loads(lines[0])
+    assert header["layout"] == "coco17" and header["units"] == "pixels", clip["file_name"]
+    width = header["image"]["width"]
+    header["view"] = views.get(header.get("view"), header.get("view"))
+    out = [json.dumps(header)]
+    for line in lines[1:]:
+        frame = json.loads(line)
+        pose = frame.get("pose")
+        if pose:
+            frame["pose"] = [None if pose[j] is None else [width - pose[j][0], *pose[j][1:]]
+                             for j in other]
+        out.append(json.dumps(frame))
+    path = os.path.join(target + ".partial", clip["file_name"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write("\n".join(out) + "\n")
+shutil.copy(source, target + ".partial/annotations.json")
+os.rename(target + ".partial", target)
+FLIP
+fi
+penn=$("$SPOTTER" eval --annotations "$PENN" --fold "$FOLD/5" --weights "$MODEL" --json)
+mirrored=$("$SPOTTER" eval --annotations "$MIRRORED/annotations.json" --fold "$FOLD/5" \
+  --weights "$MODEL" --json)
+countix=$("$SPOTTER" eval --annotations "$COUNTIX" --fold "$FOLD/5" --weights "$MODEL" --json)
+synthetic=()
+for view in front side oblique back; do
+  set_dir=.build/eval/synthetic/proxy92000-$view
+  [ -f "$set_dir/annotations.json" ] ||
+    "$SPOTTER" synth --output "$set_dir" --workout random --count 30 --seed 92000 \
+      --camera "$view" >/dev/null
+  synthetic+=("$view" "$("$SPOTTER" eval --annotations "$set_dir/annotations.json" \
+    --weights "$MODEL" --min-clip-seconds 3 --json)")
+done
+finished=$(date +%s)
+
+python3 - "$PENN" "$MIRRORED/annotations.json" "$FOLD" "$penn" "$mirrored" "$countix" \
+  "${synthetic[@]}" <<'EOF'
+import json, os, sys
+penn_path, mirrored_path, fold = sys.argv[1], sys.argv[2], int(sys.argv[3])
+penn, mirrored, countix = map(json.loads, sys.argv[4:7])
+synthetic = dict(zip(sys.argv[7::2], map(json.loads, sys.argv[8::2])))
+def share(report):
+    right = round(report["clip_accuracy"] * report["clips"])
+    return f"{100 * report['clip_accuracy']:.1f}% ({right}/{report['clips']})"
+def by_view(path, report):
+    wrong = {clip["clip"] for clip in report["mislabelled"]}
+    views = {}
+    for number, clip in enumerate(json.load(open(path))):
+        if number % 5 != fold:
+            continue
+        with open(os.path.join(os.path.dirname(path), clip["file_name"])) as file:
+            view = json.loads(file.readline()).get("view", "none")
+        right, total = views.get(view, (0, 0))
+        views[view] = (right + (clip["file_name"] not in wrong), total + 1)
+    return "  by view: " + ", ".join(
+        f"{view} {100 * right / total:.1f}% ({right}/{total})"
+        for view, (right, total) in sorted(views.items()))
+for name, path, report in [("Penn Action", penn_path, penn),
+                           ("Penn Action mirrored", mirrored_path, mirrored)]:
+    print(f"{name}, fold {fold}: {share(report)} of clips, "
+          f"{100 * report['window_accuracy']:.1f}% of windows")
+    print(by_view(path, report))
+print(f"Countix, fold {fold}: {share(countix)} of videos, "
+      f"{100 * countix['window_accuracy']:.1f}% of windows")
+print("Synthetic clips by camera (30 random workouts each, seed 92000): " + ", ".join(
+    f"{view} {share(report)}" for view, report in synthetic.items()))
+EOF
+echo "Time: training $((trained - started)) s, scoring $((finished - trained)) s, on $(
+  lscpu | sed -n 's/^Model name: *//p')."
