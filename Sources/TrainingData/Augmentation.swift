@@ -13,6 +13,9 @@ struct Augmentation {
   var generator: SeededGenerator
   /// The first variant of a clip is left as it is.
   let plain: Bool
+  /// Mirroring reflects the clip (below); else it only renames the sides, as the shipped
+  /// weights were trained (`spotter train --reflect`).
+  var reflects = false
 
   mutating func apply(to clip: [Pose]) -> [Pose] {
     guard !plain else { return clip }
@@ -32,14 +35,14 @@ struct Augmentation {
     {
       size = measured
     }
-    let centreX = mirror ? Self.horizontalCentre(of: clip) : 0
+    let centreX = mirror && reflects ? Self.horizontalCentre(of: clip) : 0
     for index in 0..<count {
       let position = Double(index) * speed
       let lower = min(Int(position), clip.count - 1)
       let upper = min(lower + 1, clip.count - 1)
       var pose = Resampler.interpolate(
         clip[lower], clip[upper], fraction: Float(position - Double(lower)))
-      if mirror { pose = pose.reflected(aboutX: centreX) }
+      if mirror { pose = reflects ? pose.reflected(aboutX: centreX) : pose.mirrored }
       for j in pose.joints.indices where !pose.joints[j].isMissing {
         if generator.unit() < dropout {
           pose.joints[j] = Joint.missing

@@ -153,16 +153,19 @@ public enum DatasetBuilder {
   }
 
   /// Windows from annotated recordings (Create ML annotations, real or user-made): each clip
-  /// in `variants` augmented copies (mirrored: x reflected and sides swapped; rotation, scale,
+  /// in `variants` augmented copies (mirrored half the time, by `reflect`; rotation, scale,
   /// speed, joint dropout, jitter). A clip shorter than a window is looped to fill one, as a person
   /// repeating the movement would, so the network never learns clip length from padding.
   /// Windows in which fewer than `presence` of the frames show a person are left out: the
   /// runtime does not classify those (long real videos have stretches with nobody in view).
   ///
-  /// - Parameter include: whether clip n of the file is used (cross-validation folds).
+  /// - Parameters:
+  ///   - reflect: mirrored copies are reflected (x flipped, sides swapped); else their sides
+  ///     are only renamed, as the shipped weights were trained.
+  ///   - include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
-    presence: Double = 0.6, include: (Int) -> Bool = { _ in true }
+    presence: Double = 0.6, reflect: Bool = false, include: (Int) -> Bool = { _ in true }
   ) throws -> TrainingSet {
     var set = TrainingSet()
     var generator = SeededGenerator(seed: seed)
@@ -179,7 +182,8 @@ public enum DatasetBuilder {
       guard clip.count >= 8 else { continue }
       for variant in 0..<variants {
         var augmenter = Augmentation(
-          generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0)
+          generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0,
+          reflects: reflect)
         let poses = Augmentation.loop(augmenter.apply(to: clip), toAtLeast: set.window + 30)
         let recording = set.addRecording(TrainingSet.features(of: poses, spec: FeatureSpec()))
         // Frames with a person before each tick, for each window's share.

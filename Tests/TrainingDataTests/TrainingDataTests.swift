@@ -74,10 +74,12 @@ import Testing
     #expect(set.labels == [0, 1, 2] && set.frameCount == 7)
   }
 
-  /// Augmentation mirrors a clip for real: in some copies a person who faced the image's right
-  /// faces its left (x reflected), and in every copy their own left shoulder is still on the
-  /// side it was (the sides swapped with it). Renaming the sides alone would turn no head.
-  @Test func augmentedCopiesAreReflectedWithTheirSidesSwapped() {
+  /// With `reflects`, augmentation mirrors a clip for real: in some copies a person who faced
+  /// the image's right faces its left (x reflected), and in every copy their own left shoulder
+  /// is still on the side it was (the sides swapped with it). Renaming the sides alone (the
+  /// shipped recipe) turns no head.
+  @Test(arguments: [true, false])
+  func augmentedCopiesAreReflectedWithTheirSidesSwapped(reflects: Bool) {
     var pose = Pose()
     pose[.neck] = Joint(x: 300, y: 100, confidence: 1)
     pose[.nose] = Joint(x: 330, y: 70, confidence: 1)  // the head turned to the image's right
@@ -88,7 +90,8 @@ import Testing
     var facing = (right: 0, left: 0)
     var shoulders = (frames: 0, leftOnTheRight: 0)
     for seed in 0..<40 as Range<UInt64> {
-      var augmenter = Augmentation(generator: SeededGenerator(seed: seed), plain: false)
+      var augmenter = Augmentation(
+        generator: SeededGenerator(seed: seed), plain: false, reflects: reflects)
       for frame in augmenter.apply(to: Array(repeating: pose, count: 30)) {
         let (nose, neck) = (frame[.nose], frame[.neck])
         let (left, right) = (frame[.leftShoulder], frame[.rightShoulder])
@@ -101,8 +104,13 @@ import Testing
         }
       }
     }
-    #expect(facing.left > 100 && facing.right > 100)
-    #expect(shoulders.frames > 200 && shoulders.leftOnTheRight == shoulders.frames)
+    if reflects {
+      #expect(facing.left > 100 && facing.right > 100)
+      #expect(shoulders.frames > 200 && shoulders.leftOnTheRight == shoulders.frames)
+    } else {
+      #expect(facing.left == 0 && facing.right > 100)
+      #expect(shoulders.leftOnTheRight < shoulders.frames)
+    }
   }
 
   @Test func aSplitKeepsEachRecordingOnOneSide() {

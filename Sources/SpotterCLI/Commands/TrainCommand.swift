@@ -38,6 +38,10 @@ enum TrainCommand {
         "recorded-weight", "X",
         "How much more often a window of an annotated recording is drawn than a synthetic one "
           + "of its class.", default: "1"),
+      .flag(
+        "reflect",
+        "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
+          + "sides (the shipped weights' recipe renames)."),
       FoldOption.option,
     ],
     discussion: """
@@ -133,7 +137,8 @@ enum TrainCommand {
       let set: TrainingSet
       do {
         set = try DatasetBuilder.annotated(
-          file, labels: labels, variants: variants, seed: seed ^ 0xA5A5 ^ UInt64(number)
+          file, labels: labels, variants: variants, seed: seed ^ 0xA5A5 ^ UInt64(number),
+          reflect: arguments.flag("reflect")
         ) { clip in fold.map { clip % $0.count != $0.index } ?? true }
       } catch let error as PoseFileError {
         throw CLIError.failure(
