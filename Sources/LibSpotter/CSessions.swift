@@ -128,7 +128,8 @@ public func spotterSessionCreateExercise(
 ) -> OpaquePointer? {
   let runtime = runtime(pointer)
   guard PeopleLimit.range.contains(Int(people)) else {
-    writeError("max_people must be 1 to 64, got \(people)", errorBuffer, errorSize)
+    let (lowest, highest) = (PeopleLimit.range.lowerBound, PeopleLimit.range.upperBound)
+    writeError("max_people must be \(lowest) to \(highest), got \(people)", errorBuffer, errorSize)
     return nil
   }
   let name = exercise.map { String(cString: $0) } ?? ""

@@ -32,7 +32,8 @@ public final class PeopleSession {
   ///   - exercise: the exercise everyone counts, chosen (`Runtime.makeSession(counting:)`);
   ///     nil for the classifier's.
   init(runtime: Runtime, people: Int, leaveSeconds: Double, exercise: ExerciseDefinition? = nil) {
-    precondition(PeopleLimit.range.contains(people), "follows 1 to 64 people, not \(people)")
+    precondition(
+      PeopleLimit.range.contains(people), "follows \(PeopleLimit.range) people, not \(people)")
     self.runtime = runtime
     self.exercise = exercise
     tracker = PeopleTracker(capacity: people, leaveSeconds: leaveSeconds)

@@ -32,7 +32,7 @@ enum ClassifyCommand {
     let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
-    let people = try arguments.int("people", range: 1...64)!
+    let people = try arguments.int("people", range: PeopleLimit.range)!
     let reportFile = arguments.values["report"]
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
     if people > 1

@@ -38,7 +38,7 @@ enum CountCommand {
     let source = try PoseFiles.open(
       arguments.positional(0)!,
       options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
-    let people = try arguments.int("people", range: 1...64)!
+    let people = try arguments.int("people", range: PeopleLimit.range)!
     let goals = try RuntimeOptions.goals(arguments)
     if let other = goals.first(where: { !$0.applies(to: definition.name) }) {
       throw CLIError.usage(

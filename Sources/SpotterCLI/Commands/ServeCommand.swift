@@ -67,7 +67,7 @@ enum ServeCommand {
     let backlog = try arguments.int("backlog", range: 0...1_000_000)!
     configuration.backlog = backlog == 0 ? nil : backlog
     configuration.exercisesFolder = arguments.string("exercises")
-    configuration.people = try arguments.int("people", range: 1...64)!
+    configuration.people = try arguments.int("people", range: PeopleLimit.range)!
     let notify: @Sendable (Daemon.Notice) -> Void = { Terminal.error("spotter serve: \($0)") }
     configuration.notify = notify
     if !arguments.flag("no-history") {

@@ -239,7 +239,10 @@ final class Connection {
   static func people(in header: PoseFileHeader) -> (people: Int?, error: String?) {
     guard let text = header.extra["people"] else { return (nil, nil) }
     guard let people = Int(text), PeopleLimit.range.contains(people) else {
-      return (1, "header \"people\" is \(text); expected a whole number from 1 to 64")
+      let (lowest, highest) = (PeopleLimit.range.lowerBound, PeopleLimit.range.upperBound)
+      return (
+        1, "header \"people\" is \(text); expected a whole number from \(lowest) to \(highest)"
+      )
     }
     return (people, nil)
   }
