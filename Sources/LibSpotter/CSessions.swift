@@ -62,9 +62,9 @@ private func session(_ pointer: OpaquePointer) -> CSession { object(pointer) }
 
 @_cdecl("spotter_runtime_create")
 public func spotterRuntimeCreate(
-  _ model: OpaquePointer, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+  _ model: OpaquePointer?, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
-  let classifier = object(model, as: CModel.self).classifier
+  let classifier = model.map { object($0, as: CModel.self).classifier }
   do {
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
     return handle(runtime)

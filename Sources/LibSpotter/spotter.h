@@ -54,12 +54,12 @@ void spotter_stream_probabilities(spotter_stream *stream, float *probabilities);
 typedef struct spotter_runtime spotter_runtime;
 typedef struct spotter_session spotter_session;
 
+/* A NULL model makes a runtime for chosen exercises only (spotter_session_create_exercise). */
 spotter_runtime *spotter_runtime_create(spotter_model *model, char *error, size_t error_size);
-/* The same with session options (NULL or 0 for a default; a NULL model makes a runtime for
- * chosen exercises only, spotter_session_create_exercise): exercises, a folder of exercise
- * definitions (.json) to add to or override the built-ins; goals, comma-separated as the CLI's
- * --goal takes them ("squat:20,60s"); predictions non-zero to have a "prediction" event every
- * 10 frames. On a bad option returns NULL and writes why into error. */
+/* The same with session options (NULL or 0 for a default; the model as above): exercises, a
+ * folder of exercise definitions (.json) to add to or override the built-ins; goals,
+ * comma-separated as the CLI's --goal takes them ("squat:20,60s"); predictions non-zero to have
+ * a "prediction" event every 10 frames. On a bad option returns NULL and writes why into error. */
 spotter_runtime *spotter_runtime_create_options(spotter_model *model, const char *exercises,
                                                 const char *goals, int predictions, char *error,
                                                 size_t error_size);

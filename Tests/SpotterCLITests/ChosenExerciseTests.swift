@@ -34,6 +34,11 @@ import Testing
 
     int main(int argc, char **argv) {
       char error[256];
+      spotter_runtime *bare = spotter_runtime_create(NULL, error, sizeof error);
+      if (!bare) { printf("runtime without a model failed: %s\n", error); return 11; }
+      if (spotter_session_create_exercise(bare, argv[1], 2, error, sizeof error) == NULL)
+        return 20;
+      spotter_runtime_free(bare);
       spotter_runtime *runtime =
           spotter_runtime_create_options(NULL, NULL, argv[3], 0, error, sizeof error);
       if (!runtime) { printf("runtime failed: %s\n", error); return 12; }
@@ -136,12 +141,11 @@ import Testing
   /// in its summary even when nobody was seen.
   @Test func anUnknownExerciseIsNamedAndAnEmptyStreamSummarisesTheChosenOne() throws {
     let runtime = Runtime(classifier: nil, catalogue: try ExerciseCatalogue.load())
-    #expect(throws: UnknownExercise.self) { try runtime.makeSession(exercise: "curtsy") }
-    do {
-      _ = try runtime.makeSession(exercise: "curtsy")
-    } catch {
-      #expect(error.description.contains("squat"))
+    let unknown = #expect(throws: UnknownExercise.self) {
+      try runtime.makeSession(exercise: "curtsy")
     }
+    #expect(unknown?.description.contains("'curtsy'; expected one of") == true)
+    #expect(unknown?.known.contains("squat") == true)
     let session = try runtime.makeSession(exercise: "lunge")
     var events: [SpotterEvent] = []
     session.finish { events.append($0) }

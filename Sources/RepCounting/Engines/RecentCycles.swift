@@ -10,7 +10,7 @@ import Poses
 /// the rhythm's reps, and the engine counts them then: a steady rhythm is never passed over in
 /// silence.
 ///
-/// Allocates only at `init`.
+/// Allocates only at `init`, and when a stream ends (`countAlikeRun`): nothing per frame.
 struct RecentCycles {
   /// When a cycle left its top, reached its lowest point and came back to the next top; the
   /// smaller of its way down and back up; the level of the top it came back to; whether the

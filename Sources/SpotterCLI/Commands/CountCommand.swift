@@ -16,7 +16,9 @@ enum CountCommand {
     ] + ExerciseCatalogueOption.options + [
       RuntimeOptions.goal,
       .flag(
-        "json", "Print NDJSON events (rep, cue, goal_reached, error, summary) instead of text."),
+        "json",
+        "Print NDJSON events (exercise_started, rep, rep_rejected, cue, goal_reached, "
+          + "exercise_ended, error, summary) instead of text."),
       .value("fps", "N", "Frame rate of inputs without times (OpenPose folders).", default: "30"),
       .value(
         "people", "N", "Count up to N people apart (events and totals carry person).",
@@ -115,7 +117,8 @@ enum CountCommand {
   /// `people` over 1, each event with their id; with 1, everyone in view is one stream, the
   /// most prominent person followed): the stream is one set from its first frame, and the
   /// first of `goals` reached ends it. A `recorder` (one person only) hears the ticks, the
-  /// engine's samples and the events. Returns the bad lines skipped.
+  /// engine's samples and the events. Returns the bad lines skipped (one person only: with
+  /// several, each person's summary says them).
   @discardableResult
   static func count(
     _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
@@ -127,16 +130,10 @@ enum CountCommand {
     options.goals = goals
     let runtime = Runtime(
       classifier: nil, catalogue: ExerciseCatalogue(definitions: [definition]), options: options)
-    var badLines = 0
     if people > 1 {
       let session = runtime.makePeopleSession(people: people, counting: definition)
-      try session.run(
-        source,
-        emit: { person, event in
-          if case .error = event { badLines += 1 }
-          emit(event, person)
-        }, afterFrame: afterFrame)
-      return badLines
+      try session.run(source, emit: { emit($1, $0) }, afterFrame: afterFrame)
+      return 0
     }
     let session = runtime.makeSession(counting: definition)
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
