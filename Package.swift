@@ -17,10 +17,12 @@ let package = Package(
     .library(name: "Linalg", targets: ["Linalg"]),
     // The daemon and the workout history, on top of the runtime.
     .library(name: "SpotterServer", targets: ["SpotterServer"]),
+    .library(name: "History", targets: ["History"]),
     // Spoken counts and cues through espeak-ng; needs neither the runtime nor the network.
     .library(name: "Speech", targets: ["Speech"]),
     // Synthetic motion, training data and evaluation: for making and measuring models.
     .library(name: "MotionSynth", targets: ["MotionSynth"]),
+    .library(name: "Training", targets: ["Training"]),
     .library(name: "TrainingData", targets: ["TrainingData"]),
     .library(name: "Evaluation", targets: ["Evaluation"]),
     // `spotter report`: a session as one self-contained HTML page (and its data as JSON).
@@ -35,7 +37,7 @@ let package = Package(
     .systemLibrary(
       name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .target(name: "Linalg", dependencies: ["COpenBLAS"]),
-    // The workout history's two databases, each behind one door in SpotterServer/History.
+    // The workout history's two databases, each behind one door in History.
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -48,18 +50,24 @@ let package = Package(
       name: "RepCounting", dependencies: ["Poses"], exclude: ["README.md"],
       resources: [.copy("Definitions")]),
     .target(name: "Spotter", dependencies: ["ActionModel", "Poses", "RepCounting"]),
+    // The workout history: sessions stored in SQLite, or PostgreSQL for a fleet.
+    .target(name: "History", dependencies: ["CPostgres", "CSQLite", "Randomness", "Spotter"]),
+    // The daemon: sockets, the poller, connections, batched predictions; stores through History.
     .target(
       name: "SpotterServer",
       dependencies: [
-        .target(name: "CEpoll", condition: .when(platforms: [.linux])), "CPostgres", "CSQLite",
-        "Poses", "Randomness", "RepCounting", "Spotter",
+        .target(name: "CEpoll", condition: .when(platforms: [.linux])), "History", "Poses",
+        "RepCounting", "Spotter",
       ]),
     // Runs espeak-ng (Debian package espeak-ng) as a child process; the runtime never needs it.
     // It hears events of its own (`SpeechEvent`): the command line turns the runtime's into them.
     .target(name: "Speech"),
     .target(name: "MotionSynth", dependencies: ["Poses", "Randomness"]),
+    // The trainer: backpropagation, Adam, window sampling. Outside the runtime an app embeds.
+    .target(name: "Training", dependencies: ["ActionModel", "Linalg", "Randomness"]),
     .target(
-      name: "TrainingData", dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness"]),
+      name: "TrainingData",
+      dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness", "Training"]),
     .target(
       name: "Evaluation",
       dependencies: ["ActionModel", "Poses", "Randomness", "RepCounting", "Spotter"]),
@@ -77,8 +85,8 @@ let package = Package(
       name: "SpotterCLI",
       dependencies: [
         "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
-        "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer", "TrainingData",
-        "VideoPoses",
+        "History", "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer", "Training",
+        "TrainingData", "VideoPoses",
       ]),
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
@@ -87,8 +95,8 @@ let package = Package(
     .executableTarget(
       name: "SpotterBench",
       dependencies: [
-        "ActionModel", "ArgumentParsing", "Linalg", "MotionSynth", "Poses", "Randomness",
-        "RepCounting", "Spotter", "SpotterServer", "TestSupport",
+        "ActionModel", "ArgumentParsing", "History", "Linalg", "MotionSynth", "Poses",
+        "Randomness", "RepCounting", "Spotter", "SpotterServer", "TestSupport",
       ],
       path: "Benchmarks/SpotterBench"),
     // Counts the test process's allocations per thread (per-frame paths must allocate nothing).
@@ -110,8 +118,9 @@ let package = Package(
         "ActionModel", "MotionSynth", "Poses", "Randomness", "RepCounting", "Spotter",
         "TestSupport",
       ]),
+    .testTarget(name: "HistoryTests", dependencies: ["History", "Spotter", "TestSupport"]),
     .testTarget(
-      name: "SpotterServerTests", dependencies: ["Spotter", "SpotterServer", "TestSupport"]),
+      name: "TrainingTests", dependencies: ["ActionModel", "Randomness", "TestSupport", "Training"]),
     .testTarget(
       name: "TrainingDataTests",
       dependencies: ["ActionModel", "Poses", "Randomness", "TrainingData", "TestSupport"]),
@@ -130,7 +139,8 @@ let package = Package(
     .testTarget(
       name: "SpotterCLITests",
       dependencies: [
-        "ActionModel", "Poses", "RepCounting", "Speech", "Spotter", "SpotterCLI", "SpotterServer",
+        "ActionModel", "History", "Poses", "RepCounting", "Speech", "Spotter", "SpotterCLI",
+        "SpotterServer",
         "TestSupport",
       ]),
     // The report's page and data; runs the real `spotter` for its commands.

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import History
 import SpotterServer
 
 #if canImport(Glibc)

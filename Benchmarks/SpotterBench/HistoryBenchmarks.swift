@@ -1,7 +1,7 @@
 import ActionModel
 import ArgumentParsing
 import Foundation
-import SpotterServer
+import History
 
 #if canImport(Glibc)
   import Glibc

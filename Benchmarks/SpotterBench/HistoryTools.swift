@@ -1,6 +1,6 @@
 import ArgumentParsing
 import Foundation
-import SpotterServer
+import History
 
 #if canImport(Glibc)
   import Glibc

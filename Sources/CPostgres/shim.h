@@ -1,3 +1,3 @@
 // The one C header for PostgreSQL's client library. Only
-// Sources/SpotterServer/History/PostgresConnection.swift imports CPostgres.
+// Sources/History/PostgresConnection.swift imports CPostgres.
 #include <libpq-fe.h>

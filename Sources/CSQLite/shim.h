@@ -1,4 +1,4 @@
-// The one C header for SQLite. Only Sources/SpotterServer/History/SQLiteConnection.swift imports
+// The one C header for SQLite. Only Sources/History/SQLiteConnection.swift imports
 // CSQLite.
 #include <sqlite3.h>
 

@@ -2,6 +2,7 @@ import ActionModel
 import Foundation
 import Poses
 import Randomness
+import Training
 
 /// Labelled training windows, what the runtime would have seen at the moment it made each
 /// prediction, kept as their recordings' frames of features (each frame once, in half

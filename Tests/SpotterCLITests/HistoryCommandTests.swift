@@ -1,6 +1,6 @@
 import Foundation
+import History
 import Spotter
-import SpotterServer
 import TestSupport
 import Testing
 

@@ -6,8 +6,9 @@ import Linalg
   import Darwin
 #endif
 
-/// The network's head: global average pooling over time, a linear layer, softmax.
-enum Head {
+/// The network's head: global average pooling over time, a linear layer, softmax (public for
+/// the trainer, which shares the softmax).
+public enum Head {
   /// pooled (B, C) = mean over t of input (B, T, C).
   ///
   /// Shapes: input (B, T, C) at window stride S; pooled (B, C).
@@ -63,7 +64,7 @@ enum Head {
   }
 
   /// Softmax of each row of (B, K), in place, stable for large logits.
-  static func softmax(_ rows: UnsafeMutablePointer<Float>, batch: Int, classes: Int) {
+  public static func softmax(_ rows: UnsafeMutablePointer<Float>, batch: Int, classes: Int) {
     for window in 0..<batch {
       let row = rows + window * classes
       var largest = -Float.infinity

@@ -1,11 +1,11 @@
 import ArgumentParsing
 import Foundation
+import History
 import MotionSynth
 import Poses
 import Reporting
 import Speech
 import Spotter
-import SpotterServer
 
 #if canImport(Glibc)
   import Glibc

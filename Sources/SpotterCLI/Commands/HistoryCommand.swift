@@ -1,8 +1,8 @@
 import ArgumentParsing
 import Foundation
+import History
 import Poses
 import Spotter
-import SpotterServer
 
 /// `spotter history`: the workout history, as text, JSON Lines or CSV. Three views: recent
 /// sessions (the default), totals per exercise per day or week (`--totals`), and one session's

@@ -4,6 +4,7 @@ import Foundation
 import Poses
 import Randomness
 import Spotter
+import Training
 import TrainingData
 
 /// `spotter train`: learns a model from synthetic workouts and annotated recordings.

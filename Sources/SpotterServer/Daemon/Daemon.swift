@@ -1,4 +1,5 @@
 import Foundation
+import History
 import RepCounting
 import Spotter
 

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import SpotterServer
+@testable import History
 
 /// The history store in process, on SQLite: what goes in comes back whole, totals add up per
 /// day and week, the schema is versioned, a JSON Lines history is imported once, and the

@@ -23,6 +23,9 @@ public final class HistoryWriter: @unchecked Sendable {
     public var failures = 0
     /// Waiting to be written.
     public var queued = 0
+    public init(written: Int = 0, failures: Int = 0, queued: Int = 0) {
+      (self.written, self.failures, self.queued) = (written, failures, queued)
+    }
   }
 
   public let location: HistoryLocation

@@ -1,3 +1,4 @@
+import ActionModel
 import Linalg
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import ActionModel
 import Foundation
 import Randomness
 

@@ -1,3 +1,4 @@
+import ActionModel
 import Randomness
 
 /// Draws training windows: first a class by its weight, then a window of that class, where a

@@ -1,7 +1,8 @@
+import ActionModel
 import Randomness
 import Testing
 
-@testable import ActionModel
+@testable import Training
 
 @Suite struct WindowSamplerTests {
   /// Class 0: 90 synthetic windows and 10 recorded; class 1: 50 synthetic; class 2: 20 recorded.

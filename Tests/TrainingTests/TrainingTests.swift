@@ -1,8 +1,9 @@
+import ActionModel
 import Randomness
 import TestSupport
 import Testing
 
-@testable import ActionModel
+@testable import Training
 
 @Suite struct TrainingTests {
   static let config = NetworkConfig(
