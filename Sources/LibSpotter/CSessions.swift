@@ -8,36 +8,14 @@ import Spotter
 // queued as NDJSON text until read.
 
 final class CSession {
-  /// One person's stream, or (`people`) a stream of several, each event saying whose.
-  let session: Session?
-  let people: PeopleSession?
+  /// One person's stream, or several people's, each event then saying whose.
+  let session: Session
   var frame = PeopleFrame()
   var pending = ""
   /// Finished: the stream is over; later frames are refused and another finish adds nothing.
   var finished = false
 
-  init(runtime: Runtime) {
-    session = runtime.makeSession()
-    people = nil
-  }
-
-  init(runtime: Runtime, people: Int) {
-    session = nil
-    self.people = runtime.makePeopleSession(people: people)
-  }
-
-  /// A stream of one chosen exercise, for one person (the most prominent) or several.
-  init(runtime: Runtime, counting exercise: ExerciseDefinition, people: Int) {
-    if people > 1 {
-      session = nil
-      self.people = runtime.makePeopleSession(people: people, counting: exercise)
-    } else {
-      session = runtime.makeSession(counting: exercise)
-      self.people = nil
-    }
-  }
-
-  func collect(_ event: SpotterEvent) { collect(event, person: nil) }
+  init(_ session: Session) { self.session = session }
 
   func collect(_ event: SpotterEvent, person: Int?) {
     pending += event.jsonLine(person: person)
@@ -46,11 +24,11 @@ final class CSession {
 
   func push() {
     if finished {
-      collect(.error(t: nil, line: nil, message: "frame after the session finished: skipped"))
-    } else if let session {
-      session.push(frame) { collect($0) }
+      collect(
+        .error(t: nil, line: nil, message: "frame after the session finished: skipped"), person: nil
+      )
     } else {
-      people!.push(frame) { collect($1, person: $0) }
+      session.push(frame) { collect($1, person: $0) }
     }
   }
 
@@ -109,7 +87,7 @@ public func spotterRuntimeFree(_ pointer: OpaquePointer?) {
 @_cdecl("spotter_session_create")
 public func spotterSessionCreate(_ pointer: OpaquePointer) -> OpaquePointer? {
   guard runtime(pointer).classifier != nil else { return nil }
-  return handle(CSession(runtime: runtime(pointer)))
+  return handle(CSession(runtime(pointer).makeSession()))
 }
 
 @_cdecl("spotter_session_create_people")
@@ -118,7 +96,7 @@ public func spotterSessionCreatePeople(_ pointer: OpaquePointer, _ people: Int32
   guard PeopleLimit.range.contains(Int(people)), runtime(pointer).classifier != nil else {
     return nil
   }
-  return handle(CSession(runtime: runtime(pointer), people: Int(people)))
+  return handle(CSession(runtime(pointer).makeSession(people: Int(people))))
 }
 
 @_cdecl("spotter_session_create_exercise")
@@ -132,14 +110,13 @@ public func spotterSessionCreateExercise(
     writeError("max_people must be \(lowest) to \(highest), got \(people)", errorBuffer, errorSize)
     return nil
   }
-  let name = exercise.map { String(cString: $0) } ?? ""
-  guard let definition = runtime.catalogue.definition(named: name) else {
-    writeError(
-      UnknownExercise(name: name, known: runtime.catalogue.definitions.map(\.name)).description,
-      errorBuffer, errorSize)
+  do {
+    let name = exercise.map { String(cString: $0) } ?? ""
+    return handle(CSession(try runtime.makeSession(exercise: name, people: Int(people))))
+  } catch {
+    writeError(error.description, errorBuffer, errorSize)
     return nil
   }
-  return handle(CSession(runtime: runtime, counting: definition, people: Int(people)))
 }
 
 @_cdecl("spotter_session_push_people")
@@ -184,11 +161,7 @@ public func spotterSessionFinish(_ pointer: OpaquePointer) -> Int32 {
   let box = session(pointer)
   guard !box.finished else { return box.waiting }
   box.finished = true
-  if let session = box.session {
-    session.finish { box.collect($0) }
-  } else {
-    box.people!.finish { box.collect($1, person: $0) }
-  }
+  box.session.finish { box.collect($1, person: $0) }
   return box.waiting
 }
 

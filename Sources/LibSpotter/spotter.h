@@ -74,7 +74,8 @@ void spotter_session_free(spotter_session *session);
  * the stream goes on. Returns how many events are now waiting. */
 int spotter_session_push_pose(spotter_session *session, double t, const float *joints);
 /* A session that follows up to max_people people (1...64), each with their own exercises and
- * counts; every event carries "person" (a stable id from 1). NULL when max_people is out of
+ * counts. With 2...64, every event carries "person" (a stable id from 1); 1 follows the most
+ * prominent person, as spotter_session_create, with no ids. NULL when max_people is out of
  * range or the runtime has no model. Frames come through spotter_session_push_people. */
 spotter_session *spotter_session_create_people(spotter_runtime *runtime, int max_people);
 /* A session of one exercise the person chose, by its definition's name ("squat",

@@ -207,6 +207,37 @@ struct PerFrameAllocationTests {
     #expect(events > 0)
   }
 
+  /// A session for a chosen exercise, of one person and of two side by side (each followed,
+  /// with a session of their own, made when first seen): once everyone in view has been met,
+  /// a frame allocates nothing. The group plays twice in one stream, as the workout below.
+  @Test(arguments: [1, 2]) func aChosenExercisesSessionAllocatesNothingPerFrame(people: Int)
+    throws
+  {
+    let runtime = Runtime(classifier: nil, catalogue: try ExerciseCatalogue.load())
+    let session = try runtime.makeSession(exercise: "squat", people: people)
+    var options = RecordingOptions()
+    options.camera = .front
+    let plan = WorkoutPlan(items: [.exercise(.squat, reps: 10, partialReps: 0)])
+    let group = Recorder.recordGroup(
+      Array(repeating: plan, count: people), options: options, seed: 5)
+    let duration = group.frames.last!.t + 1
+    var frame = PeopleFrame()
+    var reps = 0
+    func push(_ index: Int, pass: Int) {
+      frame.t = group.frames[index].t + Double(pass) * duration
+      frame.people.removeAll(keepingCapacity: true)
+      frame.people.append(contentsOf: group.frames[index].people)
+      session.push(frame) { _, event in
+        if case .rep = event { reps += 1 }
+      }
+    }
+    for index in group.frames.indices { push(index, pass: 0) }
+    reps = 0
+    let made = Self.allocations { for index in group.frames.indices { push(index, pass: 1) } }
+    #expect(made == 0)
+    #expect(reps >= 8 * people, "\(reps) reps")
+  }
+
   /// The shipped model on the demo workout: exercises start (with backfill) and end, engines
   /// count, anchors watch. The workout plays twice in one stream; the second time, every
   /// exercise has been met once, and nothing is allocated.

@@ -257,7 +257,7 @@ import Testing
     """#
 
   /// Two people doing different exercises side by side, through spotter_session_create_people
-  /// and spotter_session_push_people: two stable ids, and event for event what `PeopleSession`
+  /// and spotter_session_push_people: two stable ids, and event for event what a `Session` of several people
   /// gives in Swift on the same poses. Out-of-range sizes give NULL (the program checks 0, 65
   /// and 64).
   @Test func twoPeopleThroughCAreCountedAsInSwift() throws {
@@ -288,7 +288,7 @@ import Testing
 
     let runtime = Runtime(
       classifier: try WeightsFile.load(weights), catalogue: try ExerciseCatalogue.load())
-    let session = runtime.makePeopleSession(people: 2)
+    let session = runtime.makeSession(people: 2)
     var fromSwift: [String] = []
     for frame in swiftFrames { session.push(frame) { fromSwift.append($1.jsonLine(person: $0)) } }
     session.finish { fromSwift.append($1.jsonLine(person: $0)) }

@@ -29,7 +29,7 @@ import Testing
     options.camera = .front
     options.detector = .light
     let group = Recorder.recordGroup(Self.plans, options: options, seed: seed)
-    let session = RuntimeTests.runtime.makePeopleSession(people: 2)
+    let session = RuntimeTests.runtime.makeSession(people: 2)
     var events: [(person: Int?, event: SpotterEvent)] = []
     for frame in Self.frames(group) { session.push(frame) { events.append(($0, $1)) } }
     session.finish { events.append(($0, $1)) }

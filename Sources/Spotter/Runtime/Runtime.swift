@@ -19,27 +19,40 @@ public final class Runtime: Sendable {
     self.options = options
   }
 
-  /// A new stream whose exercises the classifier recognises. With `batchingPredictions`, its
-  /// predictions are left to the caller, to run through the network with other sessions' in
-  /// one batch (`Session.predictionDue`).
-  public func makeSession(batchingPredictions: Bool = false) -> Session {
+  /// A new stream whose exercises the classifier recognises, of one person (the most
+  /// prominent) or up to `people`, each followed and counted on their own (one unseen for
+  /// `leaveSeconds` has left). With `batchingPredictions` (one person), its predictions are
+  /// left to the caller, to run through the network with other sessions' in one batch
+  /// (`Session.predictionDue`).
+  public func makeSession(
+    people: Int = 1, leaveSeconds: Double = 10, batchingPredictions: Bool = false
+  ) -> Session {
     precondition(classifier != nil, "a runtime without a classifier counts chosen exercises only")
-    return Session(runtime: self, batchesPredictions: batchingPredictions)
+    precondition(people == 1 || !batchingPredictions, "batched predictions are one person's")
+    return Session(runtime: self, people: people, leaveSeconds: leaveSeconds) {
+      PersonSession(runtime: self, batchesPredictions: batchingPredictions)
+    }
   }
 
   /// A new stream of one exercise the person (or the app) chose: it is under way from the
-  /// first frame, counted by `definition`, with no classifier. Goals, summaries and events are
-  /// those of any session; a goal reached ends it, and nothing after is counted.
-  public func makeSession(counting definition: ExerciseDefinition) -> Session {
-    Session(runtime: self, counting: definition)
+  /// first frame, counted by `definition`, with no classifier. Goals, summaries, people and
+  /// events are those of any session; a goal reached ends it, and nothing after is counted.
+  public func makeSession(
+    counting definition: ExerciseDefinition, people: Int = 1, leaveSeconds: Double = 10
+  ) -> Session {
+    Session(runtime: self, people: people, leaveSeconds: leaveSeconds) {
+      PersonSession(runtime: self, counting: definition)
+    }
   }
 
   /// A new stream of the exercise the catalogue names `name` (`makeSession(counting:)`).
-  public func makeSession(exercise name: String) throws(UnknownExercise) -> Session {
+  public func makeSession(
+    exercise name: String, people: Int = 1, leaveSeconds: Double = 10
+  ) throws(UnknownExercise) -> Session {
     guard let definition = catalogue.definition(named: name) else {
       throw UnknownExercise(name: name, known: catalogue.definitions.map(\.name))
     }
-    return makeSession(counting: definition)
+    return makeSession(counting: definition, people: people, leaveSeconds: leaveSeconds)
   }
 }
 

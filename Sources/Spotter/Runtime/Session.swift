@@ -2,173 +2,139 @@ import ActionModel
 import Poses
 import RepCounting
 
-/// One stream: decoding's output in, events out (README, "How the code is laid out").
+/// One stream of poses, of one person or several: decoding's output in, events out (README,
+/// "How the code is laid out"). Made by the runtime for the classifier's exercises or for one
+/// the person chose (`Runtime.makeSession`); the rest works the same for both.
 ///
-/// Each frame: follow one person and resample to the model's rate; compute the frame's
-/// features and push them through the streaming classifier; every `stride` frames, classify
-/// the last window (unless too little of it shows a person); smooth the predictions into
-/// exercise starts and ends; hand the stream to the exercise's rep engine, which first replays
-/// the buffered history (backfill). The steady state allocates nothing per frame.
+/// Frame times are checked here, once: a frame whose time is not finite or is before the
+/// previous frame's is refused with an `error` event (counted in the summary's `bad_lines`),
+/// as is a bad line the caller reports; the stream goes on. One person (the most prominent)
+/// is one `PersonSession`, its events carrying no id; several are a `Crowd`, each event
+/// saying whose it is (nil for the stream's own: an `error`).
 ///
-/// A session for a chosen exercise (`Runtime.makeSession(counting:)`) has no classifier: its
-/// exercise starts at the first tick and ends with the stream or a goal; the rest is the same.
-///
-/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance"), but
-/// for the two that events are emitted from inside.
+/// `emit` must not call back into the session (as none of its callbacks may). The closures
+/// that take only the event are for a session of one person.
 public final class Session {
   public let runtime: Runtime
-  /// Checked (as `smoother`): events are emitted while it is being changed, so an `emit` that
-  /// called back into the session traps instead of corrupting it.
-  private var pipeline: FramePipeline
-  /// Features, the window ring and the streaming network (nil for a chosen exercise).
-  private let stream: FeatureStream?
-  /// The exercise chosen for this session (its definition's name), if not the classifier's.
-  private let chosenExercise: String?
-  /// A chosen exercise's set ended at its goal: nothing after it is counted.
-  @exclusivity(unchecked) private var chosenSetOver = false
-  @exclusivity(unchecked) private var probabilities: [Float]
-  private var smoother: LabelSmoother
-  /// The smoother is reporting a change (`smooth`), and a goal was reached meanwhile (backfill
-  /// counted the reps as the exercise started): the smoother cannot be changed from inside
-  /// itself, so it is told to end and hold once it has returned.
-  @exclusivity(unchecked) private var smoothing = false
-  @exclusivity(unchecked) private var holdAfterSmoothing = false
-  /// The last `historySeconds` of ticks, for backfill.
-  @exclusivity(unchecked) private var history: FixedRing<(t: Double, pose: Pose)>
-  @exclusivity(unchecked) private var wasPresent: Bool?
-  @exclusivity(unchecked) private var ticks = 0
-  @exclusivity(unchecked) private var lastTime = 0.0
-  /// `pipeline.takeovers` as last seen, and whether someone else has taken the stream over
-  /// since the rep engines learned from the person they knew (read after each frame: events
-  /// come from inside the pipeline's push).
-  @exclusivity(unchecked) private var takeoversSeen = 0
-  @exclusivity(unchecked) private var enginesKnowAnotherPerson = false
-  /// The exercise under way: its engine and when it began.
-  @exclusivity(unchecked) private var counter: RepCounter?
-  @exclusivity(unchecked) private var activeLabel: String?
-  @exclusivity(unchecked) private var activeSince = 0.0
-  /// Per exercise, the last tick its engine was given, so backfill never counts a stretch
-  /// twice for the same exercise (a stretch another exercise's engine saw, when the classifier
-  /// was wrong at first, is replayed).
-  @exclusivity(unchecked) private var countedUntil: [String: Double] = [:]
-  /// The last tick the engine under way was given, written to `countedUntil` when its
-  /// exercise ends: a plain store each tick instead of a dictionary's hashing of the label.
-  @exclusivity(unchecked) private var activeCountedUntil: Double?
-  @exclusivity(unchecked) private var counters: [String: RepCounter] = [:]
-  /// Half the classifier's window, in seconds: how far a prediction lags the change it shows.
-  private let halfWindow: Double
-  /// When the last exercise ended, and the end of the last rep counted.
-  @exclusivity(unchecked) private var lastEnd = -Double.infinity
-  @exclusivity(unchecked) private var lastRepEnd = -Double.infinity
-  /// What backfill counted, held until the start is reported.
-  @exclusivity(unchecked) private var backfill: [RepEvent] = []
-  /// Per exercise, in the order first seen.
-  @exclusivity(unchecked) private var totals: [ExerciseTotal] = []
-  /// Per exercise with a `range_joint`: each side's rep ranges (degrees) and its best.
-  @exclusivity(unchecked) private var angleRanges: [AngleRanges] = []
-  @exclusivity(unchecked) public private(set) var badLines = 0
-  /// The frames' times so far, to refuse one that is not a number or goes back: a caller of
-  /// the library may send anything, where the pose-file readers have already mended them.
+  /// The one person's session; nil when the stream follows several (`crowd`).
+  private let one: PersonSession?
+  private let crowd: Crowd?
+  /// The frames' times so far: a caller of the library may send anything, where the pose-file
+  /// readers have already mended them.
   @exclusivity(unchecked) private var frameTimes = FrameTimeCheck()
-  /// The frames are normalised to their own box (`FrameBoxCorrector`): the engines are told.
-  @exclusivity(unchecked) private var positionsAreLost = false
-  /// Batched predictions: the time of the prediction waiting for `makeDuePrediction(emit:)`,
-  /// and the ticks that arrived after it, held until it is made. A tick that finds the ring
-  /// full makes the prediction itself (`tick`): a burst of frames, or one frame after a long
-  /// gap (a tick for every 1/30 s of it), may bring any number of ticks before the caller's
-  /// batch, and none may be lost.
-  private let batchesPredictions: Bool
-  @exclusivity(unchecked) private var pendingPrediction: Double?
-  @exclusivity(unchecked) private var heldTicks: FixedRing<(t: Double, pose: Pose)>
+  /// Frames refused and bad lines reported, for the summaries.
+  @exclusivity(unchecked) public private(set) var badLines = 0
 
-  /// A session whose exercises the runtime's classifier recognises.
-  /// - Parameter batchesPredictions: see `predictionDue`.
-  init(runtime: Runtime, batchesPredictions: Bool = false) {
-    let classifier = runtime.classifier!
+  init(runtime: Runtime, people: Int, leaveSeconds: Double, person: @escaping () -> PersonSession) {
+    precondition(
+      PeopleLimit.range.contains(people), "follows \(PeopleLimit.range) people, not \(people)")
     self.runtime = runtime
-    self.batchesPredictions = batchesPredictions
-    chosenExercise = nil
-    pipeline = FramePipeline(fps: classifier.metadata.fps)
-    stream = FeatureStream(classifier: classifier)
-    heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
-    probabilities = [Float](repeating: 0, count: classifier.config.classes)
-    smoother = LabelSmoother(
-      options: runtime.options, otherLabel: classifier.labels.firstIndex(of: Labels.other))
-    let capacity = max(1, Int(runtime.options.historySeconds * classifier.metadata.fps))
-    history = FixedRing(capacity: capacity, repeating: (0, .nobody))
-    backfill.reserveCapacity(16)
-    countedUntil.reserveCapacity(classifier.labels.count)
-    halfWindow = Double(classifier.config.window) / classifier.metadata.fps / 2
-    // One engine per label, made now: starting an exercise mid-stream allocates nothing.
-    for label in classifier.labels {
-      if let definition = runtime.catalogue.definition(forLabel: label) {
-        addCounter(definition, as: label)
-      }
+    if people == 1 {
+      one = person()
+      crowd = nil
+    } else {
+      one = nil
+      crowd = Crowd(people: people, leaveSeconds: leaveSeconds, makePerson: person)
     }
   }
 
-  /// A session of one chosen exercise, counted by `definition` from the first tick: no
-  /// classifier, no predictions, no history to backfill from. Its events name the exercise
-  /// by the definition's name.
-  init(runtime: Runtime, counting definition: ExerciseDefinition) {
-    self.runtime = runtime
-    batchesPredictions = false
-    chosenExercise = definition.name
-    pipeline = FramePipeline(fps: runtime.classifier?.metadata.fps ?? Self.chosenTickRate)
-    stream = nil
-    heldTicks = FixedRing(capacity: 1, repeating: (0, .nobody))
-    probabilities = []
-    smoother = LabelSmoother(options: runtime.options, otherLabel: nil)
-    history = FixedRing(capacity: 1, repeating: (0, .nobody))
-    halfWindow = 0
-    addCounter(definition, as: definition.name)
-    // The summary names the exercise even if nobody was ever seen.
-    totals.append(ExerciseTotal(name: definition.name, reps: 0, activeSeconds: 0))
+  /// The one person's session, for what only a stream of one person has.
+  private var person: PersonSession {
+    guard let one else { preconditionFailure("a session of several people has no one person's") }
+    return one
   }
 
-  /// The tick rate of a chosen exercise's session when the runtime has no model to set it:
-  /// the rate the rep engines' definitions are written for.
-  static let chosenTickRate = 30.0
+  // MARK: the stream
 
-  private func addCounter(_ definition: ExerciseDefinition, as label: String) {
-    counters[label] = RepCounter(definition)
-    if let joint = definition.rangeJoint {
-      angleRanges.append(AngleRanges(label: label, joint: joint))
+  /// Takes one decoded frame; `emit` hears each event it causes, with the id of the person it
+  /// is about when the stream follows several.
+  public func push(_ frame: PeopleFrame, emit: (_ person: Int?, SpotterEvent) -> Void) {
+    guard accept(frame.t, emit: emit) else { return }
+    if let one {
+      one.push(frame) { emit(nil, $0) }
+    } else {
+      crowd!.push(frame, emit: emit)
     }
   }
 
-  /// Hears each tick (a frame followed and resampled, as the engines and the network get it),
-  /// for pictures of the session (`spotter report`). Nil by default.
-  @exclusivity(unchecked) public var onTick: ((Pose, Double) -> Void)?
+  /// Reports a bad input line as an `error` event; the stream goes on. A due prediction and
+  /// the ticks held behind it are made first: the error comes after the events of the frames
+  /// before it, as in a session that does not batch.
+  public func reportBadLine(_ error: PoseFileError, emit: (_ person: Int?, SpotterEvent) -> Void) {
+    refuse(line: error.line, error.description, emit: emit)
+  }
 
-  /// Hears each rep engine's signal and levels, frame by frame, with its exercise's label (for
-  /// pictures of a set: `spotter report`). Samples of a set's backfill come when it is
-  /// recognised, with their own times. Nil by default: then nothing is made.
-  @exclusivity(unchecked) public var onSignalSample: ((String, SignalSample) -> Void)? {
-    didSet {
-      for (label, counter) in counters {
-        counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }
-      }
+  /// Runs a whole pose source through the session (bad lines reported, the stream going on),
+  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
+  public func run(
+    _ source: any PoseSource, emit: (_ person: Int?, SpotterEvent) -> Void,
+    afterFrame: () throws -> Void = {}
+  ) throws {
+    try source.readAll(
+      frame: { push($0, emit: emit) }, skipped: { reportBadLine($0, emit: emit) },
+      afterFrame: afterFrame)
+    finish(emit: emit)
+  }
+
+  /// Ends the stream: the exercise under way ends and each person's summary follows, with the
+  /// stream's bad lines and `counters` (what the caller lost on the way: the daemon's dropped
+  /// frames and events, bad lines it reported itself). Whoever is in view at the end was there
+  /// when they were lost.
+  public func finish(
+    emit: (_ person: Int?, SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()
+  ) {
+    var counters = counters
+    counters.badLines += badLines
+    if let one {
+      one.finish(emit: { emit(nil, $0) }, counters: counters)
+    } else {
+      crowd!.finish(counters: counters, emit: emit)
     }
   }
 
-  /// The exercise under way, if any.
-  public var currentExercise: String? { activeLabel }
-  /// Reps of the exercise under way.
-  public var currentReps: Int { counter?.count ?? 0 }
+  /// The people followed now, by id; empty for a stream of one person.
+  public var people: [Int] { crowd?.people ?? [] }
 
-  /// Takes one decoded frame; calls `emit` with each event it causes. `emit` must not call
-  /// back into this session (as none of the session's callbacks may). A frame whose time is
-  /// not finite or is before the previous frame's is refused with an `error` event (and
-  /// counted in the summary's `bad_lines`); the stream goes on.
+  /// Whether a frame's time may follow the last; if not, it is refused.
+  private func accept(_ t: Double, emit: (_ person: Int?, SpotterEvent) -> Void) -> Bool {
+    guard let problem = frameTimes.problem(with: t) else { return true }
+    refuse(line: nil, problem, emit: emit)
+    return false
+  }
+
+  private func refuse(
+    line: Int?, _ message: String, emit: (_ person: Int?, SpotterEvent) -> Void
+  ) {
+    if let one { while one.predictionDue { one.makeDuePrediction { emit(nil, $0) } } }
+    badLines += 1
+    emit(nil, .error(t: nil, line: line, message: message))
+  }
+
+  // MARK: one person
+
+  /// `push` for a stream of one person.
   public func push(_ frame: PeopleFrame, emit: (SpotterEvent) -> Void) {
-    guard checkTime(frame.t, emit: emit) else { return }
-    pipeline.push(frame) { pose, t in tick(pose, t: t, emit: emit) }
-    if pipeline.takeovers != takeoversSeen {
-      takeoversSeen = pipeline.takeovers
-      enginesKnowAnotherPerson = true
-    }
-    if pipeline.correctsBoxedFrames { losePositions() }
+    precondition(one != nil, "a session of several people says whose each event is")
+    push(frame) { _, event in emit(event) }
+  }
+
+  /// `reportBadLine` for a stream of one person.
+  public func reportBadLine(_ error: PoseFileError, emit: (SpotterEvent) -> Void) {
+    reportBadLine(error) { _, event in emit(event) }
+  }
+
+  /// `run` for a stream of one person.
+  public func run(
+    _ source: any PoseSource, emit: (SpotterEvent) -> Void, afterFrame: () throws -> Void = {}
+  ) throws {
+    precondition(one != nil, "a session of several people says whose each event is")
+    try run(source, emit: { _, event in emit(event) }, afterFrame: afterFrame)
+  }
+
+  /// `finish` for a stream of one person.
+  public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
+    precondition(one != nil, "a session of several people says whose each event is")
+    finish(emit: { _, event in emit(event) }, counters: counters)
   }
 
   /// Takes one tick that the caller followed and resampled itself, as the session's own
@@ -179,339 +145,52 @@ public final class Session {
     tick pose: Pose, t: Double, positionsAreLost lost: Bool = false,
     emit: (SpotterEvent) -> Void
   ) {
-    guard checkTime(t, emit: emit) else { return }
-    if lost { losePositions() }
-    tick(pose, t: t, emit: emit)
+    let person = person
+    guard accept(t, emit: { _, event in emit(event) }) else { return }
+    person.push(tick: pose, t: t, positionsAreLost: lost, emit: emit)
   }
 
-  /// Whether a frame's time may follow the last; if not, it is refused with an `error` event.
-  private func checkTime(_ t: Double, emit: (SpotterEvent) -> Void) -> Bool {
-    guard let problem = frameTimes.problem(with: t) else { return true }
-    while predictionDue { makeDuePrediction(emit: emit) }
-    badLines += 1
-    emit(.error(t: nil, line: nil, message: problem))
-    return false
+  /// Hears each tick (a frame followed and resampled, as the engines and the network get it),
+  /// for pictures of the session (`spotter report`). Nil by default.
+  public var onTick: ((Pose, Double) -> Void)? {
+    get { person.onTick }
+    set { person.onTick = newValue }
   }
 
-  /// The frames are normalised to their own box: the engines are told, once.
-  private func losePositions() {
-    guard !positionsAreLost else { return }
-    positionsAreLost = true
-    for counter in counters.values { counter.positionsAreLost = true }
+  /// Hears each rep engine's signal and levels, frame by frame, with its exercise's label (for
+  /// pictures of a set: `spotter report`). Samples of a set's backfill come when it is
+  /// recognised, with their own times. Nil by default: then nothing is made.
+  public var onSignalSample: ((String, SignalSample) -> Void)? {
+    get { person.onSignalSample }
+    set { person.onSignalSample = newValue }
   }
 
-  /// Runs a whole pose source through the session (bad lines reported, the stream going on),
-  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
-  public func run(
-    _ source: any PoseSource, emit: (SpotterEvent) -> Void, afterFrame: () throws -> Void = {}
-  ) throws {
-    try source.readAll(
-      frame: { push($0, emit: emit) }, skipped: { reportBadLine($0, emit: emit) },
-      afterFrame: afterFrame)
-    finish(emit: emit)
-  }
+  /// The exercise under way, if any.
+  public var currentExercise: String? { person.currentExercise }
+  /// Reps of the exercise under way.
+  public var currentReps: Int { person.currentReps }
+  /// The summary so far: per exercise, reps and active seconds.
+  public var summary: [ExerciseTotal] { person.summary }
 
-  /// Reports a bad input line as an `error` event; the stream goes on. A due prediction and
-  /// the ticks held behind it are made first, alone: the error comes after the events of the
-  /// frames before it, as in a session that does not batch.
-  public func reportBadLine(_ error: PoseFileError, emit: (SpotterEvent) -> Void) {
-    while predictionDue { makeDuePrediction(emit: emit) }
-    badLines += 1
-    emit(.error(t: nil, line: error.line, message: error.description))
-  }
+  // MARK: batched predictions (one person)
 
-  // MARK: batched predictions
-
-  /// A session made with `batchesPredictions` does not run the network inside `push`: when a
+  /// A session made with `batchingPredictions` does not run the network inside `push`: when a
   /// prediction is due, `push` returns with this set (holding the ticks that come meanwhile),
   /// and the caller makes it with `makeDuePrediction(emit:)`, after catching up the network
   /// states of all its due sessions together (`PredictionBatch`) if it likes, so each weight
-  /// read serves them all. Pushes that bring more ticks than the
-  /// session holds (64: two seconds) make the due prediction themselves, alone. Events and
-  /// counts are those of a session that predicts on its own, byte for byte: the same frames go
-  /// through the same layers.
-  public var predictionDue: Bool { pendingPrediction != nil }
-
-  /// The network's state: its pending frames are those the due prediction needs. Made at the
-  /// first prediction (`FeatureStream.streamState`), so a session that has not yet made one
-  /// holds no network state. For `PredictionBatch` only: no network type is on the runtime's
-  /// surface.
-  var streamState: StreamState { stream!.streamState }
+  /// read serves them all. Pushes that bring more ticks than the session holds (64: two
+  /// seconds) make the due prediction themselves, alone. Events and counts are those of a
+  /// session that predicts on its own, byte for byte: the same frames go through the same
+  /// layers.
+  public var predictionDue: Bool { one?.predictionDue ?? false }
 
   /// Makes the due prediction (if any), then processes the ticks held since, up to the next
   /// prediction due. Allocates nothing.
   public func makeDuePrediction(emit: (SpotterEvent) -> Void) {
-    guard let t = pendingPrediction else { return }
-    pendingPrediction = nil
-    probabilities.withUnsafeMutableBufferPointer { stream!.probabilities(into: $0) }
-    decide(at: t, emit: emit)
-    while pendingPrediction == nil, let held = heldTicks.first {
-      heldTicks.removeOldest()
-      tick(held.pose, t: held.t, emit: emit)
-    }
+    one?.makeDuePrediction(emit: emit)
   }
 
-  // MARK: the frame path
-
-  private func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) {
-    if pendingPrediction != nil && heldTicks.isFull {
-      // Made alone, as a session that does not batch makes it: the same events.
-      makeDuePrediction(emit: emit)
-    }
-    if pendingPrediction != nil {
-      heldTicks.append((t, pose))
-      return
-    }
-    ticks += 1
-    lastTime = t
-    onTick?(pose, t)
-    if let chosenExercise {
-      if counter == nil && !chosenSetOver {
-        start(chosenExercise, at: t, confidence: 1, emit: emit)
-      }
-      if let counter {
-        counter.process(pose, t: t) {
-          repEvent(for: chosenExercise, $0, backfilled: false, emit: emit)
-        }
-        checkGoal(at: t, emit: emit)
-      }
-      return
-    }
-    stream!.push(pose)
-    history.append((t, pose))
-    if let counter {
-      counter.process(pose, t: t) { repEvent(for: activeLabel!, $0, backfilled: false, emit: emit) }
-      activeCountedUntil = t
-      checkGoal(at: t, emit: emit)
-    }
-    guard ticks % runtime.options.stride == 0 else { return }
-    predict(at: t, emit: emit)
-  }
-
-  /// A prediction is due: say whether the window shows a person, then classify it now, or
-  /// leave it for the caller's batch.
-  private func predict(at t: Double, emit: (SpotterEvent) -> Void) {
-    guard let stream else { return }
-    let fraction = runtime.options.presenceFraction
-    let enough = stream.showsAPerson(inAtLeast: fraction)
-    // While a stream's first window fills, it is mostly padding, not an empty room: a stream
-    // whose frames so far show a person is not said to have nobody in view.
-    let filling =
-      !enough && wasPresent == nil && stream.framesSeen < stream.window.capacity
-      && Float(stream.framesWithAPerson) >= fraction * Float(stream.framesSeen)
-    if wasPresent != enough && !filling {
-      wasPresent = enough
-      emit(.presence(t: t, present: enough))
-    }
-    guard enough else {
-      smooth(label: nil, confidence: 0, at: t, emit: emit)
-      return
-    }
-    if batchesPredictions {
-      pendingPrediction = t
-      return
-    }
-    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
-    decide(at: t, emit: emit)
-  }
-
-  /// The prediction from `probabilities`: reported if asked, then smoothed.
-  private func decide(at t: Double, emit: (SpotterEvent) -> Void) {
-    let options = runtime.options
-    let labels = runtime.classifier!.labels
-    let best = probabilities.indexOfLargest!
-    let confidence = probabilities[best]
-    if options.reportPredictions {
-      emit(
-        .prediction(
-          t: t, label: labels[best], confidence: Double(confidence),
-          lowConfidence: confidence < options.lowConfidence,
-          probabilities: labels.indices.map { (labels[$0], Double(probabilities[$0])) }))
-    }
-    smooth(label: best, confidence: confidence, at: t, emit: emit)
-  }
-
-  private func smooth(label: Int?, confidence: Float, at t: Double, emit: (SpotterEvent) -> Void) {
-    let labels = runtime.classifier!.labels
-    smoothing = true
-    smoother.observe(label: label, confidence: confidence, t: t) { change in
-      switch change {
-      case .started(let index, let at):
-        start(labels[index], at: at, confidence: confidence, emit: emit)
-      case .ended(_, let at): end(at: at, byClassifier: true, emit: emit)
-      }
-    }
-    smoothing = false
-    if holdAfterSmoothing {
-      holdAfterSmoothing = false
-      smoother.endAndHold()
-    }
-  }
-
-  private func start(_ label: String, at t: Double, confidence: Float, emit: (SpotterEvent) -> Void)
-  {
-    activeLabel = label
-    activeSince = t
-    if !totals.contains(where: { $0.name == label }) {
-      totals.append(ExerciseTotal(name: label, reps: 0, activeSeconds: 0))
-    }
-    guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
-      emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
-      return
-    }
-    // The person's earlier sets of this exercise taught the engine how they move; after someone
-    // else took the stream over, no engine knows the person followed now.
-    if enginesKnowAnotherPerson {
-      enginesKnowAnotherPerson = false
-      for known in counters.values { known.reset() }
-    }
-    counter.startSet()
-    self.counter = counter
-    // Backfill: the engine replays the buffered history first, oldest tick first, from the
-    // oldest frame the first confident window saw (earlier frames are the activity before),
-    // but not ticks an engine has already seen (after a switch back, the reps of the earlier
-    // stretch were counted there), nor those of the set before (up to its end).
-    backfill.removeAll(keepingCapacity: true)
-    lastRepEnd = -.infinity
-    let reach = t - 2 * halfWindow
-    for age in stride(from: history.count - 1, through: 0, by: -1) {
-      let (time, pose) = history[age: age]
-      guard time > countedUntil[label, default: -.infinity], time >= reach, time > lastEnd else {
-        continue
-      }
-      counter.process(pose, t: time) { backfill.append($0) }
-      // A goal reached in the backfill ends the set before a live tick: these were counted.
-      activeCountedUntil = time
-    }
-    // The first confident window saw the set in its newer half, so the set began about half a
-    // window before; or earlier, with the first rep backfill found.
-    activeSince = max(t - halfWindow, lastEnd)
-    for case .rep(let rep) in backfill {
-      activeSince = max(min(activeSince, rep.start), lastEnd)
-      break
-    }
-    emit(.exerciseStarted(t: activeSince, exercise: label, confidence: Double(confidence)))
-    for event in backfill { repEvent(for: label, event, backfilled: true, emit: emit) }
-    checkGoal(at: max(t, lastRepEnd), emit: emit)  // a backfilled rep may have reached it
-  }
-
-  /// Ends the set under way when it reaches its goal (reps, backfilled ones too, or time); the
-  /// exercise may start again once the classifier has seen something else.
-  private func checkGoal(at t: Double, emit: (SpotterEvent) -> Void) {
-    guard let label = activeLabel, let counter, !runtime.options.goals.isEmpty else { return }
-    for goal in runtime.options.goals where goal.applies(to: label) {
-      guard goal.isReached(reps: counter.count, seconds: t - activeSince) else { continue }
-      emit(.goalReached(t: t, exercise: label, goal: goal.description))
-      let index = totals.firstIndex { $0.name == label }!
-      totals[index].goalsReached += 1
-      end(at: t, byClassifier: false, emit: emit)
-      if chosenExercise != nil {
-        chosenSetOver = true
-      } else if smoothing {
-        holdAfterSmoothing = true
-      } else {
-        smoother.endAndHold()
-      }
-      return
-    }
-  }
-
-  /// Ends the exercise under way at `t`: the end of the stream, or where the classifier first
-  /// saw something else. Then its window had the set in its older half, so the set ended about
-  /// half a window before; but not before the last rep was done.
-  private func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
-    guard let label = activeLabel else { return }
-    if let counted = activeCountedUntil { countedUntil[label] = counted }
-    activeCountedUntil = nil
-    // Never before the set's last rep ended: its frames are this set's, and the next set's
-    // backfill starts after them (one movement is never counted by two exercises).
-    let t = max(byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t, lastRepEnd)
-    lastEnd = t
-    let reps = counter?.count ?? 0
-    emit(.exerciseEnded(t: t, exercise: label, reps: reps))
-    let index = totals.firstIndex { $0.name == label }!
-    totals[index].reps += reps
-    totals[index].activeSeconds += max(0, t - activeSince)
-    activeLabel = nil
-    counter = nil
-  }
-
-  private func repEvent(
-    for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
-  ) {
-    if case .rep(let rep) = event {
-      lastRepEnd = max(lastRepEnd, rep.end)
-      if let angles = rep.angles, let index = angleRanges.firstIndex(where: { $0.label == label }) {
-        angleRanges[index].add(angles)
-      }
-    }
-    SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
-  }
-
-  /// Ends the stream: closes the exercise under way and emits the summary. `counters` adds
-  /// what the caller lost on the way (the daemon's dropped frames and events, bad lines it
-  /// reported itself) to the bad lines this session reported.
-  public func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters = StreamCounters()) {
-    while predictionDue { makeDuePrediction(emit: emit) }
-    if let label = activeLabel, let counter {
-      counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
-      checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it
-    }
-    if chosenExercise != nil {
-      end(at: lastTime, byClassifier: false, emit: emit)
-    } else {
-      smoother.finish(at: lastTime) { _ in end(at: lastTime, byClassifier: false, emit: emit) }
-    }
-    var counters = counters
-    counters.badLines += badLines
-    emit(.summary(t: lastTime, exercises: summary, counters: counters))
-  }
-
-  /// The summary so far: per exercise, reps and active seconds.
-  public var summary: [ExerciseTotal] {
-    totals.map { total in
-      var total = total
-      total.angles = angleRanges.first { $0.label == total.name }?.summary
-      guard total.name == activeLabel else { return total }
-      total.reps += counter?.count ?? 0
-      total.activeSeconds += lastTime - activeSince
-      return total
-    }
-  }
-}
-
-/// One exercise's rep ranges on each side, in degrees: the last 64 for the median, the best of
-/// all; the summary's `range_of_motion` (a session's, and `spotter count`'s). Allocated when
-/// the session starts.
-public struct AngleRanges: Sendable {
-  public let label: String
-  public let joint: JointAngle
-  private var left = RunningMedian(capacity: 64)
-  private var right = RunningMedian(capacity: 64)
-  private var best: (left: Double, right: Double) = (0, 0)
-
-  public init(label: String, joint: JointAngle) {
-    self.label = label
-    self.joint = joint
-  }
-
-  /// Takes a rep's angles.
-  public mutating func add(_ angles: JointAngles) {
-    if let side = angles.left {
-      left.add(Float(side.range))
-      best.left = max(best.left, side.range)
-    }
-    if let side = angles.right {
-      right.add(Float(side.range))
-      best.right = max(best.right, side.range)
-    }
-  }
-
-  /// The reps' ranges so far, nil before a rep had a side seen.
-  public var summary: AngleSummary? {
-    let l = left.median.map { AngleSummary.Side(best: best.left, median: Double($0)) }
-    let r = right.median.map { AngleSummary.Side(best: best.right, median: Double($0)) }
-    guard l != nil || r != nil else { return nil }
-    return AngleSummary(joint: joint.rawValue, left: l, right: r)
-  }
+  /// The one person's network state, for `PredictionBatch` only: no network type is on the
+  /// runtime's surface.
+  var streamState: StreamState { person.streamState }
 }

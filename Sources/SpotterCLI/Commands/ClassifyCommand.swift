@@ -43,33 +43,19 @@ enum ClassifyCommand {
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
-    guard people > 1 else {
-      try classify(
-        source, runtime: runtime, json: json, reportFile: reportFile, speaker: speaker,
-        output: output)
-      return 0
-    }
-    let timeline = EventPrinter(output: output, runtime: runtime)
-    let session = runtime.makePeopleSession(people: people)
-    try session.run(source) { person, event in
-      if json {
-        output.writeLine(event.jsonLine(person: person))
-      } else {
-        timeline.print(event, person: person)
-      }
-    } afterFrame: {
-      try output.flush()
-    }
-    try output.flush()
+    try classify(
+      source, runtime: runtime, people: people, json: json, reportFile: reportFile,
+      speaker: speaker, output: output)
     return 0
   }
 
-  /// One person's stream through a session, as `classify` runs it: the events printed as they
-  /// come (NDJSON with `json`, else the timeline) and said by `speaker`; with `reportFile`, the
-  /// page written at the end, once `finishReport` has added to it what the caller has (the
-  /// video's frames, from the report and its recorder's poses).
+  /// A stream through a session, as `classify` runs it: the events printed as they come (NDJSON
+  /// with `json`, else the timeline; each with its person's id when `people` is over 1) and
+  /// said by `speaker`; with `reportFile` (one person), the page written at the end, once
+  /// `finishReport` has added to it what the caller has (the video's frames, from the report
+  /// and its recorder's poses).
   static func classify(
-    _ source: any PoseSource, runtime: Runtime, json: Bool, reportFile: String?,
+    _ source: any PoseSource, runtime: Runtime, people: Int = 1, json: Bool, reportFile: String?,
     speaker: (any CueSpeaker)? = nil, output: TextOutput,
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
@@ -82,13 +68,17 @@ enum ClassifyCommand {
       runtime = runtime.reportingPredictions
       recorder = ReportRecorder(source: source.name, date: Date(), runtime: runtime)
     }
-    let session = runtime.makeSession()
+    let session = runtime.makeSession(people: people)
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
-    let emit: (SpotterEvent) -> Void = { event in
+    let emit: (Int?, SpotterEvent) -> Void = { person, event in
       recorder?.take(event)
       speaker?.hear(event)
       if case .prediction = event, !printsPredictions { return }
-      if json { output.writeLine(event.jsonLine) } else { timeline.print(event) }
+      if json {
+        output.writeLine(event.jsonLine(person: person))
+      } else {
+        timeline.print(event, person: person)
+      }
     }
     try session.run(
       speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source, emit: emit

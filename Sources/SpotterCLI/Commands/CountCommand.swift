@@ -117,8 +117,7 @@ enum CountCommand {
   /// `people` over 1, each event with their id; with 1, everyone in view is one stream, the
   /// most prominent person followed): the stream is one set from its first frame, and the
   /// first of `goals` reached ends it. A `recorder` (one person only) hears the ticks, the
-  /// engine's samples and the events. Returns the bad lines skipped (one person only: with
-  /// several, each person's summary says them).
+  /// engine's samples and the events. Returns the bad lines skipped.
   @discardableResult
   static func count(
     _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
@@ -130,18 +129,13 @@ enum CountCommand {
     options.goals = goals
     let runtime = Runtime(
       classifier: nil, catalogue: ExerciseCatalogue(definitions: [definition]), options: options)
-    if people > 1 {
-      let session = runtime.makePeopleSession(people: people, counting: definition)
-      try session.run(source, emit: { emit($1, $0) }, afterFrame: afterFrame)
-      return 0
-    }
-    let session = runtime.makeSession(counting: definition)
+    let session = runtime.makeSession(counting: definition, people: people)
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
     try session.run(
       source,
-      emit: { event in
+      emit: { person, event in
         recorder?.take(event)
-        emit(event, nil)
+        emit(event, person)
       }, afterFrame: afterFrame)
     return session.badLines
   }

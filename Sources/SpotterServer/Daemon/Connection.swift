@@ -38,13 +38,11 @@ final class Connection {
   @exclusivity(unchecked) var queuedForFlush = false
   /// What the poller waits for on this connection: lines, and room to write.
   @exclusivity(unchecked) var interest = (read: true, write: false)
-  /// One person's session, whose predictions the daemon makes at the end of a round; nil
-  /// before the header came, and in a stream of several people.
+  /// The stream's session, nil before the header came. One person's predictions the daemon
+  /// makes at the end of a round; several people's (`"people": N` above 1) are made in-line.
   @exclusivity(unchecked) private(set) var session: Session?
-  /// A stream of several people (`"people": N` above 1): a session each, predicting in-line.
-  @exclusivity(unchecked) private var people: PeopleSession?
-  /// The header came: frames go to `session` or `people`.
-  var isOpen: Bool { session != nil || people != nil }
+  /// The header came: frames go to `session`.
+  var isOpen: Bool { session != nil }
   @exclusivity(unchecked) private var decoder: PoseLineDecoder?
   @exclusivity(unchecked) private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
   /// The session's sets and reps for the history, from the events sent; in a stream of
@@ -189,11 +187,7 @@ final class Connection {
     switch decoder!.decode(line, line: number, into: &scratch.frame) {  // in place: it keeps state
     case .frame:
       daemon.countFrame()
-      if let session {
-        session.push(scratch.frame) { send($0) }
-      } else {
-        people!.push(scratch.frame) { send($1, person: $0) }
-      }
+      session!.push(scratch.frame) { send($1, person: $0) }
     case .skipped(let error): reportBadLine(error)
     case .end: break
     }
@@ -204,9 +198,7 @@ final class Connection {
   private func reportBadLine(_ error: PoseFileError) {
     daemon.countError()
     if let session {
-      session.reportBadLine(error) { send($0) }
-    } else if let people {
-      people.reportBadLine(error) { send($1, person: $0) }
+      session.reportBadLine(error) { send($1, person: $0) }
     } else {
       counters.badLines += 1
       send(.error(t: nil, line: error.line, message: error.description))
@@ -306,12 +298,10 @@ final class Connection {
           t: nil, line: number, message: "\(error); the classifier chooses the exercises"))
     }
     let count = people.people ?? daemon.configuration.people
-    if count > 1 {
-      self.people = runtime.makePeopleSession(people: count, counting: exercise.exercise)
-    } else {
-      session =
-        exercise.exercise.map { runtime.makeSession(counting: $0) }
-        ?? runtime.makeSession(batchingPredictions: true)
+    session =
+      exercise.exercise.map { runtime.makeSession(counting: $0, people: count) }
+      ?? runtime.makeSession(people: count, batchingPredictions: count == 1)
+    if count == 1 {
       recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
     }
   }
@@ -319,13 +309,8 @@ final class Connection {
   /// Ends the session (if any): the exercise under way, the summary to the client and the
   /// history.
   func finish() {
-    if let people {
-      people.finish(emit: { send($1, person: $0) }, counters: counters)
-      self.people = nil
-      return
-    }
     guard let session else { return }
-    session.finish(emit: { send($0) }, counters: counters)
+    session.finish(emit: { send($1, person: $0) }, counters: counters)
     if let recorder { daemon.record(recorder.record) }
     self.session = nil
     recorder = nil

@@ -13,8 +13,8 @@ import Spotter
 /// network states of every session whose prediction is due catch up together, one GEMM a
 /// layer over all of them (`PredictionBatch`), so each weight read serves them all; then each
 /// makes its prediction (`Session.predictionDue`). A stream with several people
-/// (`"people": N` in its header, or `Configuration.people`) runs a `PeopleSession`, whose
-/// sessions predict in-line: such streams are few (a gym mirror, a class). Protocol: the
+/// (`"people": N` in its header, or `Configuration.people`) runs a session of several people,
+/// whose predictions are made in-line: such streams are few (a gym mirror, a class). Protocol: the
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
 /// `{"cmd":"stats"}` asks for the server's counters.
 ///
@@ -52,7 +52,7 @@ public final class Daemon {
     public var exercisesFolder: String?
     /// People followed in a stream whose header does not say (`"people": N`): 1 follows the
     /// most prominent person, as a stream of one; more follow each on their own
-    /// (`PeopleSession`), every event saying whose.
+    /// (a session of several people), every event saying whose.
     public var people = 1
     /// Hears what an operator should know; called on the daemon's thread, or the history
     /// writer's.
