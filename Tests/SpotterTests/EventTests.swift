@@ -44,15 +44,13 @@ import Testing
     var smoother = LabelSmoother(options: options, otherLabel: 9)
     var changes: [String] = []
     for (index, prediction) in predictions.enumerated() {
-      smoother.observe(label: prediction.0, confidence: prediction.1, t: Double(index)) { change in
-        switch change {
-        case .started(let label, let at): changes.append("start \(label) @\(Int(at))")
-        case .ended(let label, let at): changes.append("end \(label) @\(Int(at))")
-        }
-      }
+      let change = smoother.observe(
+        label: prediction.0, confidence: prediction.1, t: Double(index))
+      if let end = change.ended { changes.append("end \(end.label) @\(Int(end.at))") }
+      if let start = change.started { changes.append("start \(start.label) @\(Int(start.at))") }
     }
-    smoother.finish(at: Double(predictions.count)) {
-      if case .ended(let label, let at) = $0 { changes.append("end \(label) @\(Int(at))") }
+    if let label = smoother.active, smoother.finish() {
+      changes.append("end \(label) @\(predictions.count)")
     }
     return changes
   }

@@ -25,12 +25,9 @@ import Testing
     var smoother = LabelSmoother(options: SessionOptions(), otherLabel: 2)
     var changes: [String] = []
     func observe(_ label: Int, _ t: Double) {
-      smoother.observe(label: label, confidence: 0.9, t: t) { change in
-        switch change {
-        case .started(let label, _): changes.append("start \(label)")
-        case .ended(let label, _): changes.append("end \(label)")
-        }
-      }
+      let change = smoother.observe(label: label, confidence: 0.9, t: t)
+      if let ended = change.ended { changes.append("end \(ended.label)") }
+      if let started = change.started { changes.append("start \(started.label)") }
     }
     for t in 0..<5 { observe(0, Double(t)) }
     smoother.endAndHold()

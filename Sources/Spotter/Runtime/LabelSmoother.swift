@@ -19,13 +19,16 @@ struct LabelSmoother {
     self.otherLabel = otherLabel
   }
 
-  enum Change {
-    case started(label: Int, at: Double)
-    case ended(label: Int, at: Double)
+  /// What one prediction changed: the exercise under way ended, another started, or both (a
+  /// switch: the end first).
+  struct Changes {
+    var ended: (label: Int, at: Double)?
+    var started: (label: Int, at: Double)?
   }
 
   /// Takes one prediction (nil: too little of a person to classify) at time `t`.
-  mutating func observe(label: Int?, confidence: Float, t: Double, changes: (Change) -> Void) {
+  mutating func observe(label: Int?, confidence: Float, t: Double) -> Changes {
+    var changes = Changes()
     if held != nil && label != held { held = nil }
     let confident =
       label != nil && label != otherLabel && label != held && confidence >= options.enterConfidence
@@ -54,9 +57,7 @@ struct LabelSmoother {
       if exitStreak >= options.exitPredictions
         || (confident && label != active && streak >= options.switchDwell)
       {
-        changes(
-          .ended(
-            label: active, at: exitStreak >= options.exitPredictions ? exitSince : candidateSince))
+        changes.ended = (active, exitStreak >= options.exitPredictions ? exitSince : candidateSince)
         self.active = nil
         exitStreak = 0
       }
@@ -64,8 +65,9 @@ struct LabelSmoother {
     if self.active == nil, let candidate, streak >= options.dwell {
       self.active = candidate
       exitStreak = 0
-      changes(.started(label: candidate, at: candidateSince))
+      changes.started = (candidate, candidateSince)
     }
+    return changes
   }
 
   /// Ends the exercise under way from outside (its goal was reached): it may start again only
@@ -78,9 +80,9 @@ struct LabelSmoother {
     exitStreak = 0
   }
 
-  /// Ends whatever is under way.
-  mutating func finish(at t: Double, changes: (Change) -> Void) {
-    if let active { changes(.ended(label: active, at: t)) }
-    active = nil
+  /// Ends whatever is under way; returns whether something was.
+  mutating func finish() -> Bool {
+    defer { active = nil }
+    return active != nil
   }
 }

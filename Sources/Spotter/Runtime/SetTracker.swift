@@ -1,0 +1,213 @@
+import Poses
+import RepCounting
+
+/// A person's sets: which exercise is under way and its engine, the start (with backfill from
+/// the kept ticks), live reps, goals, the end, and the totals. The classifier's changes come
+/// in through `start` and `end`; a chosen exercise starts at the first tick. Each call says
+/// whether a goal was reached, so the caller can hold the classifier's smoother: nothing here
+/// calls back into the session.
+struct SetTracker {
+  /// One engine per exercise, made with the session: starting one mid-stream allocates
+  /// nothing.
+  private(set) var counters: [String: RepCounter] = [:]
+  /// The exercise chosen for the session (its definition's name), if not the classifier's.
+  private let chosen: String?
+  /// A chosen exercise's set ended at its goal: nothing after it is counted.
+  private var chosenSetOver = false
+  private let goals: [Goal]
+  /// Half the classifier's window, in seconds: how far a prediction lags the change it shows.
+  private let halfWindow: Double
+  /// The last `historySeconds` of ticks, for backfill (none for a chosen exercise).
+  private var history: FixedRing<(t: Double, pose: Pose)>
+  /// The exercise under way: its label, engine and when it began.
+  private(set) var activeLabel: String?
+  private var counter: RepCounter?
+  private var activeSince = 0.0
+  /// Per exercise, the last tick its engine was given, so backfill never counts a stretch
+  /// twice for the same exercise (a stretch another exercise's engine saw, when the classifier
+  /// was wrong at first, is replayed).
+  private var countedUntil: [String: Double] = [:]
+  /// The last tick the engine under way was given, written to `countedUntil` when its
+  /// exercise ends: a plain store each tick instead of a dictionary's hashing of the label.
+  private var activeCountedUntil: Double?
+  /// When the last exercise ended, and the end of the last rep counted.
+  private var lastEnd = -Double.infinity
+  private var lastRepEnd = -Double.infinity
+  /// What backfill counted, held until the start is reported.
+  private var backfill: [RepEvent] = []
+  /// Someone else has taken the stream over since the engines learned from the person they
+  /// knew.
+  private var enginesKnowAnotherPerson = false
+  private var positionsAreLost = false
+  private(set) var totals = SessionTotals()
+  /// The last tick's time.
+  private(set) var lastTime = 0.0
+
+  /// Sets of the classifier's `labels`, each counted by its definition in `catalogue`.
+  init(
+    labels: [String], options: SessionOptions, catalogue: ExerciseCatalogue, halfWindow: Double,
+    tickRate: Double
+  ) {
+    chosen = nil
+    goals = options.goals
+    self.halfWindow = halfWindow
+    history = FixedRing(
+      capacity: max(1, Int(options.historySeconds * tickRate)), repeating: (0, .nobody))
+    backfill.reserveCapacity(16)
+    countedUntil.reserveCapacity(labels.count)
+    for label in labels {
+      if let definition = catalogue.definition(forLabel: label) {
+        addCounter(definition, as: label)
+      }
+    }
+  }
+
+  /// Sets of one chosen exercise, counted by `definition` from the first tick.
+  init(counting definition: ExerciseDefinition, options: SessionOptions) {
+    chosen = definition.name
+    goals = options.goals
+    halfWindow = 0
+    history = FixedRing(capacity: 1, repeating: (0, .nobody))
+    addCounter(definition, as: definition.name)
+    totals.include(definition.name)  // the summary names it even if nobody was ever seen
+  }
+
+  private mutating func addCounter(_ definition: ExerciseDefinition, as label: String) {
+    counters[label] = RepCounter(definition)
+    if let joint = definition.rangeJoint { totals.measureRanges(of: label, joint: joint) }
+  }
+
+  /// Reps of the exercise under way.
+  var currentReps: Int { counter?.count ?? 0 }
+
+  /// The totals so far, with the set under way.
+  var summary: [ExerciseTotal] {
+    totals.summary(
+      active: activeLabel.map { ($0, counter?.count ?? 0, lastTime - activeSince) })
+  }
+
+  /// Someone else took the stream over: the engines forget the person they knew at the next
+  /// start.
+  mutating func takenOver() { enginesKnowAnotherPerson = true }
+
+  /// The frames are normalised to their own box: the engines are told, once.
+  mutating func losePositions() {
+    guard !positionsAreLost else { return }
+    positionsAreLost = true
+    for counter in counters.values { counter.positionsAreLost = true }
+  }
+
+  /// One live tick: kept for backfill, counted by the engine under way (a chosen exercise's
+  /// starts with the first). Returns whether a goal was reached.
+  mutating func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) -> Bool {
+    lastTime = t
+    if let chosen, counter == nil, !chosenSetOver {
+      _ = start(chosen, at: t, confidence: 1, emit: emit)
+    }
+    if chosen == nil { history.append((t, pose)) }
+    guard let label = activeLabel, let counter else { return false }
+    counter.process(pose, t: t) { repEvent(for: label, $0, backfilled: false, emit: emit) }
+    if chosen == nil { activeCountedUntil = t }
+    return checkGoal(at: t, emit: emit)
+  }
+
+  /// `label` starts at `t`, as the classifier saw it with `confidence`: its engine replays the
+  /// kept ticks first (backfill). Returns whether a backfilled rep reached a goal.
+  mutating func start(
+    _ label: String, at t: Double, confidence: Float, emit: (SpotterEvent) -> Void
+  ) -> Bool {
+    activeLabel = label
+    activeSince = t
+    totals.include(label)
+    guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
+      emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
+      return false
+    }
+    // The person's earlier sets of this exercise taught the engine how they move; after someone
+    // else took the stream over, no engine knows the person followed now.
+    if enginesKnowAnotherPerson {
+      enginesKnowAnotherPerson = false
+      for known in counters.values { known.reset() }
+    }
+    counter.startSet()
+    self.counter = counter
+    // Backfill: the engine replays the buffered history first, oldest tick first, from the
+    // oldest frame the first confident window saw (earlier frames are the activity before),
+    // but not ticks an engine has already seen (after a switch back, the reps of the earlier
+    // stretch were counted there), nor those of the set before (up to its end).
+    backfill.removeAll(keepingCapacity: true)
+    lastRepEnd = -.infinity
+    let reach = t - 2 * halfWindow
+    for age in stride(from: history.count - 1, through: 0, by: -1) {
+      let (time, pose) = history[age: age]
+      guard time > countedUntil[label, default: -.infinity], time >= reach, time > lastEnd else {
+        continue
+      }
+      counter.process(pose, t: time) { backfill.append($0) }
+      activeCountedUntil = time
+    }
+    // The first confident window saw the set in its newer half, so the set began about half a
+    // window before; or earlier, with the first rep backfill found.
+    activeSince = max(t - halfWindow, lastEnd)
+    for case .rep(let rep) in backfill {
+      activeSince = max(min(activeSince, rep.start), lastEnd)
+      break
+    }
+    emit(.exerciseStarted(t: activeSince, exercise: label, confidence: Double(confidence)))
+    for index in backfill.indices {
+      repEvent(for: label, backfill[index], backfilled: true, emit: emit)
+    }
+    return checkGoal(at: max(t, lastRepEnd), emit: emit)  // a backfilled rep may have reached it
+  }
+
+  /// The stream ends: the engine under way closes its last rep. Returns whether that reached a
+  /// goal.
+  mutating func finishLive(emit: (SpotterEvent) -> Void) -> Bool {
+    guard let label = activeLabel, let counter else { return false }
+    counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
+    return checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it
+  }
+
+  /// Ends the set under way when it reaches its goal (reps, backfilled ones too, or time); the
+  /// exercise may start again once the classifier has seen something else.
+  private mutating func checkGoal(at t: Double, emit: (SpotterEvent) -> Void) -> Bool {
+    guard let label = activeLabel, let counter, !goals.isEmpty else { return false }
+    for goal in goals where goal.applies(to: label) {
+      guard goal.isReached(reps: counter.count, seconds: t - activeSince) else { continue }
+      emit(.goalReached(t: t, exercise: label, goal: goal.description))
+      totals.goalReached(label)
+      end(at: t, byClassifier: false, emit: emit)
+      if chosen != nil { chosenSetOver = true }
+      return true
+    }
+    return false
+  }
+
+  /// Ends the exercise under way at `t`: the end of the stream, or where the classifier first
+  /// saw something else. Then its window had the set in its older half, so the set ended about
+  /// half a window before; but not before the last rep was done.
+  mutating func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
+    guard let label = activeLabel else { return }
+    if let counted = activeCountedUntil { countedUntil[label] = counted }
+    activeCountedUntil = nil
+    // Never before the set's last rep ended: its frames are this set's, and the next set's
+    // backfill starts after them (one movement is never counted by two exercises).
+    let t = max(byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t, lastRepEnd)
+    lastEnd = t
+    let reps = counter?.count ?? 0
+    emit(.exerciseEnded(t: t, exercise: label, reps: reps))
+    totals.ended(label, reps: reps, seconds: t - activeSince)
+    activeLabel = nil
+    counter = nil
+  }
+
+  private mutating func repEvent(
+    for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
+  ) {
+    if case .rep(let rep) = event {
+      lastRepEnd = max(lastRepEnd, rep.end)
+      totals.rep(of: label, angles: rep.angles)
+    }
+    SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
+  }
+}
