@@ -44,22 +44,16 @@ extension HistoryStore {
   public func recentSessions(limit: Int, _ filter: HistoryFilter = HistoryFilter())
     throws(HistoryError) -> [StoredSession]
   {
-    var conditions: [String] = []
-    var parameters: [SQLValue] = []
-    if let since = filter.since {
-      conditions.append("started_at >= ?")
-      parameters.append(.real(since.timeIntervalSince1970))
-    }
-    if let person = filter.person {
-      conditions.append("person = ?")
-      parameters.append(.text(person))
-    }
-    if let exercise = filter.exercise {
-      conditions.append(
-        "EXISTS (SELECT 1 FROM session_totals WHERE session_id = sessions.id AND exercise = ?)")
-      parameters.append(.text(exercise))
-    }
-    let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    let (whereClause, parameters) = Self.whereClause([
+      filter.since.map { ("started_at >= ?", .real($0.timeIntervalSince1970)) },
+      filter.person.map { ("person = ?", .text($0)) },
+      filter.exercise.map {
+        (
+          "EXISTS (SELECT 1 FROM session_totals WHERE session_id = sessions.id AND exercise = ?)",
+          .text($0)
+        )
+      },
+    ])
     let rows = try connection.query(
       "SELECT id, uid, started_at, source, person FROM sessions\(whereClause) "
         + "ORDER BY started_at DESC, id DESC LIMIT ?", parameters + [SQLValue(limit)])
@@ -104,22 +98,11 @@ extension HistoryStore {
   {
     // ISO weeks: day 0 (1970-01-01) was a Thursday, so Monday-based weeks start at day -3.
     let bucket = period == .day ? "day" : "((day + 3) / 7)"
-    var conditions: [String] = []
-    var parameters: [SQLValue] = []
-    if let since = filter.since {
-      conditions.append("day >= ?")
-      parameters.append(SQLValue(Self.localDay(of: since)))
-    }
-    if let exercise = filter.exercise {
-      conditions.append("exercise = ?")
-      parameters.append(.text(exercise))
-    }
-    if let person = filter.person {
-      conditions.append(
-        "session_id IN (SELECT id FROM sessions WHERE person = ?)")
-      parameters.append(.text(person))
-    }
-    let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    let (whereClause, parameters) = Self.whereClause([
+      filter.since.map { ("day >= ?", SQLValue(Self.localDay(of: $0))) },
+      filter.exercise.map { ("exercise = ?", .text($0)) },
+      filter.person.map { ("session_id IN (SELECT id FROM sessions WHERE person = ?)", .text($0)) },
+    ])
     let (table, sessions) =
       fromSessions ? ("session_totals", "COUNT(*)") : ("daily_totals", "SUM(sessions)")
     let rows = try connection.query(
@@ -132,6 +115,14 @@ extension HistoryStore {
         exercise: row[1].string ?? "", sessions: row[2].int, reps: row[3].int,
         activeSeconds: row[4].double)
     }
+  }
+
+  /// ` WHERE a AND b …` for the conditions given (each with one `?`, and its value), in the
+  /// order given, with their values in the same order; "" and no values when none is given.
+  private static func whereClause(_ conditions: [(String, SQLValue)?]) -> (String, [SQLValue]) {
+    let given = conditions.compactMap { $0 }
+    let sql = given.isEmpty ? "" : " WHERE " + given.map(\.0).joined(separator: " AND ")
+    return (sql, given.map(\.1))
   }
 
   /// One session whole: totals, sets and each set's reps. Nil when no session has this id.

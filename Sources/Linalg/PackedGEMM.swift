@@ -34,6 +34,12 @@ public enum WeightPrecision: String, Sendable, CaseIterable {
   case half
 }
 
+/// A Winograd tile for a convolution with three taps: F(2, 3) makes two output frames from four
+/// input frames, F(4, 3) four from six.
+public enum WinogradTile: Sendable {
+  case f23, f43
+}
+
 /// Weights (taps, K, N) and a bias (N), packed once for `PackedGEMM` on one instruction set.
 ///
 /// Layout: panels of `panelWidth` columns (two vectors), each holding, tap by tap and row by
@@ -203,23 +209,30 @@ public enum PackedGEMM {
       relu ? 1 : 0, inputs, outputs)
   }
 
-  /// Winograd F(2, 3)'s input transform of one tile (`spk_winograd_input`): from frames d0…d3,
-  /// `step` floats apart from `frames`, the rows U1 = d0 − d2, U2 = d1 + d2, U3 = d2 − d1,
-  /// U4 = d1 − d3, `plane` floats apart from `into`.
+  /// Winograd's input transform of one tile, from frames `step` floats apart from `frames` to
+  /// rows `plane` floats apart from `into`:
+  /// - `.f23` (`spk_winograd_input`): from frames d0…d3, the rows U1 = d0 − d2, U2 = d1 + d2,
+  ///   U3 = d2 − d1, U4 = d1 − d3;
+  /// - `.f43` (`spk_winograd4_input`): from frames d0…d5, the six rows of Bᵀd.
   ///
   /// Shapes: each frame and each row (C) floats. Needs the kernels (`InstructionSet.avx2`).
   public static func winogradInput(
-    frames: UnsafePointer<Float>, step: Int, channels: Int, into rows: UnsafeMutablePointer<Float>,
-    plane: Int
+    _ tile: WinogradTile, frames: UnsafePointer<Float>, step: Int, channels: Int,
+    into rows: UnsafeMutablePointer<Float>, plane: Int
   ) {
     precondition(
       InstructionSet.avx2.isSupported && plane >= channels,
-      "spk_winograd_input: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
-    spk_winograd_input(frames, step, Int32(channels), rows, plane)
+      "\(tile == .f23 ? "spk_winograd_input" : "spk_winograd4_input"): needs AVX2 and a plane "
+        + "(\(plane)) ≥ C (\(channels))")
+    switch tile {
+    case .f23: spk_winograd_input(frames, step, Int32(channels), rows, plane)
+    case .f43: spk_winograd4_input(frames, step, Int32(channels), rows, plane)
+    }
   }
 
-  /// Its output transform (`spk_winograd_output`): from products m1…m4, `plane` floats apart,
-  /// first = ReLU(bias + m1 + m2 + m3) and second = ReLU(bias + m2 − m3 − m4).
+  /// Winograd F(2, 3)'s output transform (`spk_winograd_output`): from products m1…m4,
+  /// `plane` floats apart, first = ReLU(bias + m1 + m2 + m3) and second =
+  /// ReLU(bias + m2 − m3 − m4).
   ///
   /// Shapes: products, bias, first and second (C). Needs the kernels.
   public static func winogradOutput(
@@ -232,23 +245,9 @@ public enum PackedGEMM {
     spk_winograd_output(products, plane, bias, Int32(channels), first, second)
   }
 
-  /// Winograd F(4, 3)'s input transform of one tile (`spk_winograd4_input`): from frames
-  /// d0…d5, `step` floats apart from `frames`, the six rows of Bᵀd, `plane` floats apart from
+  /// Winograd F(4, 3)'s output transform (`spk_winograd4_output`): from products m0…m5,
+  /// `plane` floats apart, the four output frames ReLU(bias + Aᵀm), `step` floats apart from
   /// `into`.
-  ///
-  /// Shapes: each frame and each row (C) floats. Needs the kernels (`InstructionSet.avx2`).
-  public static func winograd4Input(
-    frames: UnsafePointer<Float>, step: Int, channels: Int, into rows: UnsafeMutablePointer<Float>,
-    plane: Int
-  ) {
-    precondition(
-      InstructionSet.avx2.isSupported && plane >= channels,
-      "spk_winograd4_input: needs AVX2 and a plane (\(plane)) ≥ C (\(channels))")
-    spk_winograd4_input(frames, step, Int32(channels), rows, plane)
-  }
-
-  /// Its output transform (`spk_winograd4_output`): from products m0…m5, `plane` floats apart,
-  /// the four output frames ReLU(bias + Aᵀm), `step` floats apart from `into`.
   ///
   /// Shapes: products, bias and each output frame (C). Needs the kernels.
   public static func winograd4Output(

@@ -17,16 +17,14 @@ public enum SpotterProcess {
     public var status: Int32
     public var stdout: String
     public var stderr: String
-
-    public init(status: Int32, stdout: String, stderr: String) {
-      self.status = status
-      self.stdout = stdout
-      self.stderr = stderr
-    }
   }
 
+  /// Runs `binary` (`spotter` unless given: the tests run `spotter-bench` too) with
+  /// `arguments`, `stdin` written to its input, and `environment` over this process's own
+  /// without `SPOTTER_WEIGHTS`; waits for it to exit.
   public static func run(
-    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    binary: String = SpotterProcess.binary
   )
     throws -> Result
   {

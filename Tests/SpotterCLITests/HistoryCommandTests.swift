@@ -17,16 +17,7 @@ import Testing
     (SpotterProcess.binary as NSString).deletingLastPathComponent + "/spotter-bench"
 
   static func runBench(_ arguments: [String]) throws -> SpotterProcess.Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: bench)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return SpotterProcess.Result(status: process.terminationStatus, stdout: text, stderr: "")
+    try SpotterProcess.run(arguments, binary: bench)
   }
 
   /// 32 processes × 20 sessions, all at once, into one history (an SQLite file or a
@@ -47,7 +38,7 @@ import Testing
       #expect(writer.terminationStatus == 0)
     }
     let check = try runBench(["history-verify", "--history", history, "--expect", "640"])
-    #expect(check.status == 0, "\(check.stdout)")
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     #expect(check.stdout.contains("640 sessions, all whole"))
     let listed = try SpotterProcess.run([
       "history", "--history", history, "--json", "--limit", "1000",
@@ -90,7 +81,7 @@ import Testing
     let text = String(decoding: answer.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     let check = try Self.runBench(["history-verify", "--history", history, "--committed", list])
-    #expect(check.status == 0, "\(check.stdout)")
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
   }
 
   /// The case: twelve demos started at once used to leave 5 of their 12 records.

@@ -44,27 +44,30 @@ public struct NetworkConfig: Codable, Equatable, Sendable {
   public static func standard(inputFeatures: Int = 54, window: Int = 60, classes: Int)
     -> NetworkConfig
   {
-    NetworkConfig(
-      inputFeatures: inputFeatures, window: window,
-      convolutions: [
-        Convolution(kernel: 3, dilation: 1, channels: 96),
-        Convolution(kernel: 3, dilation: 2, channels: 128),
-        Convolution(kernel: 3, dilation: 4, channels: 128),
-        Convolution(kernel: 3, dilation: 8, channels: 128),
-      ],
-      classes: classes)
+    dilated(
+      inputFeatures: inputFeatures, window: window, kernels: [3, 3, 3, 3],
+      channels: [96, 128, 128, 128], classes: classes)
   }
 
   /// A tiny network for tests: the same structure at a fraction of the width.
   public static func tiny(inputFeatures: Int = 54, window: Int = 60, classes: Int) -> NetworkConfig
   {
-    NetworkConfig(
+    dilated(
+      inputFeatures: inputFeatures, window: window, kernels: [3, 3, 2], channels: [8, 12, 16],
+      classes: classes)
+  }
+
+  /// Layers with these kernels and output channels, and dilations 1, 2, 4, …: each layer's
+  /// taps twice as far apart as the layer's before.
+  private static func dilated(
+    inputFeatures: Int, window: Int, kernels: [Int], channels: [Int], classes: Int
+  ) -> NetworkConfig {
+    precondition(kernels.count == channels.count, "a kernel and a channel count per layer")
+    return NetworkConfig(
       inputFeatures: inputFeatures, window: window,
-      convolutions: [
-        Convolution(kernel: 3, dilation: 1, channels: 8),
-        Convolution(kernel: 3, dilation: 2, channels: 12),
-        Convolution(kernel: 2, dilation: 4, channels: 16),
-      ],
+      convolutions: zip(kernels, channels).enumerated().map { index, layer in
+        Convolution(kernel: layer.0, dilation: 1 << index, channels: layer.1)
+      },
       classes: classes)
   }
 

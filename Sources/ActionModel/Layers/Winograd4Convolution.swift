@@ -70,8 +70,8 @@ struct Winograd4Layer: Sendable {
     let products = scratch + 6 * tiles * cin  // 6 × (tiles, C_out)
     for window in 0..<input.batch {
       for (index, start) in tiling.tileStarts.enumerated() {
-        PackedGEMM.winograd4Input(
-          frames: input.base + (window * input.windowStride + start) * cin, step: d * cin,
+        PackedGEMM.winogradInput(
+          .f43, frames: input.base + (window * input.windowStride + start) * cin, step: d * cin,
           channels: cin, into: transformedInputs + (window * tilesPerWindow + index) * cin,
           plane: tiles * cin)
       }

@@ -88,7 +88,7 @@ struct WinogradLayer: Sendable {
         let u1 = transformedInputs + tile * cin
         if packed != nil {
           PackedGEMM.winogradInput(
-            frames: d0, step: d * cin, channels: cin, into: u1, plane: tiles * cin)
+            .f23, frames: d0, step: d * cin, channels: cin, into: u1, plane: tiles * cin)
           continue
         }
         let u2 = u1 + tiles * cin

@@ -17,13 +17,17 @@ extension ExerciseMotion {
     func lead(_ amount: Double) -> Double {
       side == .left ? 1 + style.asymmetry * amount : 1 - style.asymmetry * amount
     }
+
+    /// Depth, side, style, wobble and lead, for an exercise to unpack in one line (`_` for
+    /// what it does not read).
+    var parts: (Double, RepTimeline.Side, ExerciseStyle, (Int) -> Double, (Double) -> Double) {
+      (depth, side, style, wobble, lead)
+    }
   }
 
   /// Hips back and down, knees forward; the arms balance, rest on the hips or cross the chest.
   static func squat(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
+    let (d, _, style, w, _) = moment.parts
     let thigh = 95 * d + w(0)
     let knee = 118 * d + w(1)
     let spread = 6 + 18 * style.width + 10 * d
@@ -47,10 +51,7 @@ extension ExerciseMotion {
 
   /// From a plank: the elbows bend up and out while the hands stay on the floor.
   static func pushUp(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, _, style, w, lead) = moment.parts
     let bend = d * lead(1)
     for arm in [0, 1] {
       // Top: arms straight to the floor. Bottom: elbows up and out, forearms slanting back in
@@ -73,9 +74,7 @@ extension ExerciseMotion {
 
   /// Lying with the knees bent, the trunk curls up.
   static func sitUp(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
+    let (d, _, style, w, _) = moment.parts
     a.trunkFlexion = 75 * d * (0.8 + 0.2 * style.width) + w(0)
     a.leftThigh = .init(flexion: 45 + 10 * style.lean, abduction: 8)
     a.rightThigh = a.leftThigh
@@ -97,10 +96,7 @@ extension ExerciseMotion {
 
   /// Hanging from a bar, the elbows pull down to the ribs.
   static func pullUp(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, _, style, w, lead) = moment.parts
     let grip = 8 + 18 * style.width
     for arm in [0, 1] {
       let pull = d * (arm == 0 ? lead(1) : 2 - lead(1))
@@ -123,10 +119,7 @@ extension ExerciseMotion {
 
   /// Lying on a bench, the arms press up from the chest.
   static func benchPress(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, _, style, w, lead) = moment.parts
     for arm in [0, 1] {
       let press = 1 - d * (arm == 0 ? lead(1) : 2 - lead(1))  // 1 arms up, 0 bar at the chest
       let upper = Articulation.Limb(
@@ -142,9 +135,7 @@ extension ExerciseMotion {
 
   /// Arms and legs out and in together, with a small hop.
   static func jumpingJack(_ a: inout Articulation, _ moment: Moment) -> Double {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
+    let (d, _, style, w, _) = moment.parts
     let arms = 12 + 150 * d + w(0)
     a.leftUpperArm = .init(flexion: 8, abduction: arms)
     a.rightUpperArm = .init(flexion: 8, abduction: arms * (1 - style.asymmetry))
@@ -160,11 +151,7 @@ extension ExerciseMotion {
 
   /// One leg steps forward and bends; the back knee drops.
   static func lunge(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let side = moment.side
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, side, style, w, lead) = moment.parts
     let front = d * lead(1)
     var frontThigh = Articulation.Limb(flexion: 88 * front + w(0), abduction: 4)
     var frontShin = Articulation.Limb(flexion: frontThigh.flexion - 92 * front, abduction: 3)
@@ -189,11 +176,7 @@ extension ExerciseMotion {
 
   /// The forearms fold up to the upper arms, both together, alternating or one arm.
   static func bicepCurl(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let side = moment.side
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, side, style, w, lead) = moment.parts
     let elbow = { (amount: Double) in 12 + 128 * amount }
     let swing = 12 * style.lean  // sloppy curls swing the elbow forward
     let moving: [RepTimeline.Side] =
@@ -214,11 +197,7 @@ extension ExerciseMotion {
 
   /// Straight arms raised forward to shoulder height.
   static func frontRaise(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let side = moment.side
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, side, style, w, lead) = moment.parts
     let moving: [RepTimeline.Side] = style.variant == 1 ? [side] : [.left, .right]
     for arm in [RepTimeline.Side.left, .right] {
       let amount = moving.contains(arm) ? d * (arm == .left ? lead(1) : 2 - lead(1)) : 0
@@ -232,10 +211,7 @@ extension ExerciseMotion {
 
   /// From the hands racked at the shoulders, pressed overhead.
   static func shoulderPress(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, _, style, w, lead) = moment.parts
     for arm in [0, 1] {
       // A set starts with the hands racked at the shoulders (depth 0) and presses overhead.
       let press = d * (arm == 0 ? lead(1) : 2 - lead(1))
@@ -248,11 +224,7 @@ extension ExerciseMotion {
 
   /// One knee raised towards the chest, the sides in turn.
   static func kneeRaise(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let side = moment.side
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, side, style, w, lead) = moment.parts
     let raise = d * lead(1)
     let thigh = Articulation.Limb(flexion: 92 * raise + w(0), abduction: 4)
     let shin = Articulation.Limb(
@@ -270,11 +242,7 @@ extension ExerciseMotion {
 
   /// The trunk tilts to one side and back, the sides in turn.
   static func sideTilt(_ a: inout Articulation, _ moment: Moment) {
-    let d = moment.depth
-    let side = moment.side
-    let style = moment.style
-    let w = moment.wobble
-    let lead = moment.lead
+    let (d, side, style, w, lead) = moment.parts
     let tilt = (28 + 10 * style.width) * d * lead(1) + w(0)
     a.trunkTilt = side == .left ? tilt : -tilt
     switch style.variant {

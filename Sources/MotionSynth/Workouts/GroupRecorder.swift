@@ -97,11 +97,8 @@ extension Recorder {
       frames.append((t, people))
       index += 1
     }
-    let space = CoordinateSpace(
-      units: options.units, origin: options.origin, imageWidth: Float(camera.width),
-      imageHeight: Float(camera.height))
-    let header = PoseFileHeader(
-      layout: options.layout, space: space, fps: fps,
+    let header = options.header(
+      camera: camera, fps: fps,
       source: "spotter synth, \(count) people (seed \(seed), \(camera.placement))")
     return GroupRecording(
       header: header, frames: frames,

@@ -57,6 +57,15 @@ public struct RecordingOptions: Sendable {
     if realism == .tempo { detector.glitches = .tempo }
     return detector
   }
+
+  /// The header of a recording through `camera` at `fps`: the options' layout, and their units
+  /// and origin over the camera's picture.
+  func header(camera: VirtualCamera, fps: Double, source: String) -> PoseFileHeader {
+    let space = CoordinateSpace(
+      units: units, origin: origin, imageWidth: Float(camera.width),
+      imageHeight: Float(camera.height))
+    return PoseFileHeader(layout: layout, space: space, fps: fps, source: source)
+  }
 }
 
 /// Renders workout plans into recordings.
@@ -81,12 +90,8 @@ public enum Recorder {
       timeline, camera: camera, fps: fps, detector: options.seenBy,
       keepsWorld: options.keepsWorld,
       generator: &generator)
-    let space = CoordinateSpace(
-      units: options.units, origin: options.origin, imageWidth: Float(camera.width),
-      imageHeight: Float(camera.height))
-    let header = PoseFileHeader(
-      layout: options.layout, space: space, fps: fps,
-      source: "spotter synth (seed \(seed), \(camera.placement))")
+    let header = options.header(
+      camera: camera, fps: fps, source: "spotter synth (seed \(seed), \(camera.placement))")
     var recording = Recording(
       header: header, frames: frames, segments: timeline.segments, body: body)
     recording.world = world

@@ -38,11 +38,8 @@ struct FrameLineParser {
     var sawPose = false
     var sawPeople = false
     try scanner.expect(UInt8(ascii: "{"), "a frame object starting with '{'")
-    scanner.skipSpace()
-    if scanner.peek == UInt8(ascii: "}") {
-      scanner.position += 1
-    } else {
-      while true {
+    if !scanner.consumeEmpty(UInt8(ascii: "}")) {
+      repeat {
         scanner.skipSpace()
         let key = try scanner.key()
         scanner.skipSpace()
@@ -74,14 +71,7 @@ struct FrameLineParser {
         } else {
           try scanner.skipValue(depth: 0)
         }
-        scanner.skipSpace()
-        if scanner.peek == UInt8(ascii: ",") {
-          scanner.position += 1
-          continue
-        }
-        try scanner.expect(UInt8(ascii: "}"), "',' or '}' in the frame object")
-        break
-      }
+      } while try scanner.nextElement(UInt8(ascii: "}"), "',' or '}' in the frame object")
     }
     scanner.skipSpace()
     guard scanner.isAtEnd else {
@@ -103,24 +93,14 @@ struct FrameLineParser {
   {
     if scanner.consume(literal: "null") { return 0 }
     try scanner.expect(UInt8(ascii: "["), "\"people\" to be an array of poses")
-    scanner.skipSpace()
+    if scanner.consumeEmpty(UInt8(ascii: "]")) { return 0 }
     var count = 0
-    if scanner.peek == UInt8(ascii: "]") {
-      scanner.position += 1
-      return 0
-    }
-    while true {
+    repeat {
       scanner.skipSpace()
       try person(&scanner, index: count, into: &joints)
       count += 1
-      scanner.skipSpace()
-      if scanner.peek == UInt8(ascii: ",") {
-        scanner.position += 1
-        continue
-      }
-      try scanner.expect(UInt8(ascii: "]"), "',' or ']' in \"people\"")
-      return count
-    }
+    } while try scanner.nextElement(UInt8(ascii: "]"), "',' or ']' in \"people\"")
+    return count
   }
 
   /// One person: an array of exactly J joints, appended to `joints` as J (x, y, c) triples.
@@ -134,11 +114,8 @@ struct FrameLineParser {
     let arrayColumn = scanner.position + 1
     try scanner.expect(UInt8(ascii: "["), "\(who) to be an array of joints")
     var count = 0
-    scanner.skipSpace()
-    if scanner.peek == UInt8(ascii: "]") {
-      scanner.position += 1
-    } else {
-      while true {
+    if !scanner.consumeEmpty(UInt8(ascii: "]")) {
+      repeat {
         scanner.skipSpace()
         if count < jointCount {
           try joint(&scanner, index: count, into: &joints)
@@ -146,14 +123,7 @@ struct FrameLineParser {
           try scanner.skipValue(depth: 0)
         }
         count += 1
-        scanner.skipSpace()
-        if scanner.peek == UInt8(ascii: ",") {
-          scanner.position += 1
-          continue
-        }
-        try scanner.expect(UInt8(ascii: "]"), "',' or ']' in the joints of \(who)")
-        break
-      }
+      } while try scanner.nextElement(UInt8(ascii: "]"), "',' or ']' in the joints of \(who)")
     }
     guard count == jointCount else {
       throw FrameLineError(
@@ -173,7 +143,7 @@ struct FrameLineParser {
     var values: (Double, Double, Double) = (0, 0, 1)
     var count = 0
     scanner.skipSpace()
-    while true {
+    repeat {
       scanner.skipSpace()
       let column = scanner.position + 1
       // A function of the count, not a closure over it: a captured variable is checked for
@@ -198,14 +168,7 @@ struct FrameLineParser {
       default: break
       }
       count += 1
-      scanner.skipSpace()
-      if scanner.peek == UInt8(ascii: ",") {
-        scanner.position += 1
-        continue
-      }
-      try scanner.expect(UInt8(ascii: "]"), "',' or ']' in \(name())")
-      break
-    }
+    } while try scanner.nextElement(UInt8(ascii: "]"), "',' or ']' in \(name())")
     guard count == 2 || count == 3 else {
       throw FrameLineError(
         column: scanner.position,
@@ -296,6 +259,31 @@ struct ByteScanner {
     position += 1
   }
 
+  /// Skips space, then the `close` of an empty array or object: true when it was there.
+  @inline(__always)
+  mutating func consumeEmpty(_ close: UInt8) -> Bool {
+    skipSpace()
+    guard peek == close else { return false }
+    position += 1
+    return true
+  }
+
+  /// After an element of an array or object: skips space, then a ',' (true: another element
+  /// follows) or `close` (false: that was the last). Anything else is an error: "expected
+  /// `what`, found …".
+  @inline(__always)
+  mutating func nextElement(_ close: UInt8, _ what: @autoclosure () -> String)
+    throws(FrameLineError) -> Bool
+  {
+    skipSpace()
+    if peek == UInt8(ascii: ",") {
+      position += 1
+      return true
+    }
+    try expect(close, what())
+    return false
+  }
+
   mutating func consume(literal: StaticString) -> Bool {
     let count = literal.utf8CodeUnitCount
     guard position + count <= bytes.count else { return false }
@@ -347,12 +335,8 @@ struct ByteScanner {
       let close = peek == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")
       let isObject = close == UInt8(ascii: "}")
       position += 1
-      skipSpace()
-      if peek == close {
-        position += 1
-        return
-      }
-      while true {
+      if consumeEmpty(close) { return }
+      repeat {
         skipSpace()
         if isObject {
           try skipString()
@@ -360,14 +344,7 @@ struct ByteScanner {
           try expect(UInt8(ascii: ":"), "':' after a key")
         }
         try skipValue(depth: depth + 1)
-        skipSpace()
-        if peek == UInt8(ascii: ",") {
-          position += 1
-          continue
-        }
-        try expect(close, "',' or '\(Character(Unicode.Scalar(close)))'")
-        return
-      }
+      } while try nextElement(close, "',' or '\(Character(Unicode.Scalar(close)))'")
     default:
       if consume(literal: "null") || consume(literal: "true") || consume(literal: "false") {
         return

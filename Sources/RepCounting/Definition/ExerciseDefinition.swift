@@ -54,19 +54,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var thresholds: Thresholds
     /// More signals for the same movement, for cameras from which the main one is blind. Each
     /// counts on its own; the exercise's count is the highest of their counts.
-    public var alternatives: [Alternative]
-
-    public init(
-      signal: SignalSpec, smoothing: Double, medianFrames: Int? = nil, direction: Direction,
-      thresholds: Thresholds, alternatives: [Alternative] = []
-    ) {
-      self.signal = signal
-      self.smoothing = smoothing
-      self.medianFrames = medianFrames
-      self.direction = direction
-      self.thresholds = thresholds
-      self.alternatives = alternatives
-    }
+    public var alternatives: [Alternative] = []
   }
 
   /// The staged engine: an ordered cycle of stages, a rep when it completes.

@@ -53,12 +53,6 @@ public struct JointAngles: Equatable, Sendable {
   public var joint: JointAngle
   public var left: SideAngles?
   public var right: SideAngles?
-
-  public init(joint: JointAngle, left: SideAngles?, right: SideAngles?) {
-    self.joint = joint
-    self.left = left
-    self.right = right
-  }
 }
 
 /// Follows a joint's angle on both sides, frame by frame, so each rep can report its own: its

@@ -59,11 +59,4 @@ public struct PixelRect: Codable, Equatable, Sendable {
   public var y: Double
   public var width: Double
   public var height: Double
-
-  public init(x: Double, y: Double, width: Double, height: Double) {
-    self.x = x
-    self.y = y
-    self.width = width
-    self.height = height
-  }
 }

@@ -70,11 +70,6 @@ public struct TimeSpan: Codable, Equatable, Sendable {
 public struct Prediction: Codable, Equatable, Sendable {
   public var t: Double
   public var probabilities: [Float]
-
-  public init(t: Double, probabilities: [Float]) {
-    self.t = t
-    self.probabilities = probabilities
-  }
 }
 
 /// One exercise segment, from `exercise_started` to `exercise_ended`, with what its rep engine
@@ -90,30 +85,13 @@ public struct SetReport: Codable, Equatable, Sendable {
   public var backfill: TimeSpan?
   /// The signals the engine reads, frame by frame (several for a definition with
   /// alternatives; none for a staged engine without a `measure`).
-  public var signals: [SignalTrace]
-  public var reps: [RepMark]
-  public var refusals: [RefusalMark]
+  public var signals: [SignalTrace] = []
+  public var reps: [RepMark] = []
+  public var refusals: [RefusalMark] = []
   /// Cues that belong to no rep or refusal (a joint out of sight).
-  public var cues: [CueMark]
+  public var cues: [CueMark] = []
   /// Rep figures, trend and sides, once the set is over.
   public var analysis: SetAnalysis?
-
-  public init(
-    exercise: String, start: Double, end: Double, counted: Bool, backfill: TimeSpan? = nil,
-    signals: [SignalTrace] = [], reps: [RepMark] = [], refusals: [RefusalMark] = [],
-    cues: [CueMark] = [], analysis: SetAnalysis? = nil
-  ) {
-    self.exercise = exercise
-    self.start = start
-    self.end = end
-    self.counted = counted
-    self.backfill = backfill
-    self.signals = signals
-    self.reps = reps
-    self.refusals = refusals
-    self.cues = cues
-    self.analysis = analysis
-  }
 
   /// Where the set's pictures begin and end: the set, and the history replayed for it.
   public var span: TimeSpan {
@@ -241,42 +219,18 @@ public struct RefusalMark: Codable, Equatable, Sendable {
   public var cue: String?
   public var backfilled: Bool
   public var signal: Int?
-
-  public init(
-    reason: String, start: Double, end: Double, rangeOfMotion: Double, detail: String?,
-    cue: String?, backfilled: Bool, signal: Int?
-  ) {
-    self.reason = reason
-    self.start = start
-    self.end = end
-    self.rangeOfMotion = rangeOfMotion
-    self.detail = detail
-    self.cue = cue
-    self.backfilled = backfilled
-    self.signal = signal
-  }
 }
 
 /// A cue given on its own, at a moment.
 public struct CueMark: Codable, Equatable, Sendable {
   public var t: Double
   public var message: String
-
-  public init(t: Double, message: String) {
-    self.t = t
-    self.message = message
-  }
 }
 
 /// A cue and how many times it was said.
 public struct CueCount: Codable, Equatable, Sendable {
   public var message: String
   public var count: Int
-
-  public init(message: String, count: Int) {
-    self.message = message
-    self.count = count
-  }
 }
 
 /// One exercise's totals over the session.
@@ -284,10 +238,4 @@ public struct ExerciseSummary: Codable, Equatable, Sendable {
   public var exercise: String
   public var reps: Int
   public var activeSeconds: Double
-
-  public init(exercise: String, reps: Int, activeSeconds: Double) {
-    self.exercise = exercise
-    self.reps = reps
-    self.activeSeconds = activeSeconds
-  }
 }

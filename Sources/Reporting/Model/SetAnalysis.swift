@@ -12,17 +12,6 @@ public struct SetAnalysis: Codable, Equatable, Sendable {
   /// Per side, for exercises done a side at a time.
   public var sides: [SideSummary]
 
-  public init(
-    medianRange: Double, typical: RepFigures?, worst: RepFigures?, trend: Trend?,
-    sides: [SideSummary]
-  ) {
-    self.medianRange = medianRange
-    self.typical = typical
-    self.worst = worst
-    self.trend = trend
-    self.sides = sides
-  }
-
   /// The analysis of `reps`; `pose(at:)` gives the person's pose at a stream time, for the
   /// figures (nil when nobody was seen then). Nil for a set without reps.
   public static func make(reps: [RepMark], pose: (Double) -> Pose?) -> SetAnalysis? {

@@ -17,14 +17,10 @@ public struct Utterance: Sendable, Equatable {
   /// When the speaker heard the event, on the speaker's clock (the stream's time for a WAV,
   /// real time for the sound device). Staleness is measured from here.
   public var heard: Double
+}
 
-  public init(kind: Kind, exercise: String, text: String, heard: Double) {
-    self.kind = kind
-    self.exercise = exercise
-    self.text = text
-    self.heard = heard
-  }
-
+// In an extension, so that the struct keeps its memberwise init, which this init calls.
+extension Utterance {
   /// What is said for `event`, or nil for a cue without words.
   public init?(_ event: SpeechEvent, heard: Double) {
     switch event {
