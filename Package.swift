@@ -91,7 +91,7 @@ let package = Package(
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
       name: "TestSupport",
-      dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness", "RepCounting"]),
+      dependencies: ["ActionModel", "MotionSynth", "Poses", "Randomness", "RepCounting", "Spotter"]),
     .executableTarget(
       name: "SpotterBench",
       dependencies: [

@@ -1,8 +1,11 @@
 import MotionSynth
 import Poses
 import RepCounting
+import Spotter
 
-/// Runs a rep counter over recordings the way the runtime feeds it: resampled to 30 fps.
+/// Counts one exercise over recordings the way an app's session for a chosen exercise does
+/// (`Runtime.makeSession(counting:)`): the runtime's own front end (person followed, scores
+/// scaled, resampled to 30 ticks a second), then the exercise's engine.
 public enum RepFixtures {
   public struct Outcome {
     public var count: Int
@@ -20,29 +23,29 @@ public enum RepFixtures {
   ) -> Outcome {
     let set = recording.segments.first { $0.label == definition.label }
     let (from, to) = (start ?? set?.start ?? 0, end ?? set?.end ?? .infinity)
-    let counter = RepCounter(definition)
-    var resampler = Resampler()
+    let runtime = Runtime(
+      classifier: nil, catalogue: ExerciseCatalogue(definitions: [definition]))
+    let session = runtime.makeSession(counting: definition)
     var outcome = Outcome(count: 0, reps: [], cues: [])
-    func take(_ event: RepEvent) {
+    func take(_ event: SpotterEvent) {
       switch event {
-      case .rep(let rep):
-        outcome.reps.append(rep)
-        if let cue = rep.cue { outcome.cues.append(cue) }
-      case .cue(let message, _): outcome.cues.append(message)
-      case .rejected(let rejection):
-        outcome.rejections.append(rejection)
-        if let cue = rejection.cue { outcome.cues.append(cue) }
+      case .rep(_, _, let rep, _): outcome.reps.append(rep)
+      case .repRejected(_, _, let rejection): outcome.rejections.append(rejection)
+      case .cue(_, _, let message): outcome.cues.append(message)
+      case .exerciseEnded(_, _, let reps): outcome.count = reps
+      default: break
       }
     }
-    var lastTick: Double?
-    for (index, frame) in recording.frames.enumerated() where frame.t >= from && frame.t <= to {
-      resampler.push(t: frame.t, pose: transform(index, frame.pose)) { pose, t in
-        counter.process(pose, t: t, emit: take)
-        lastTick = t
-      }
+    var frame = PeopleFrame()
+    for (index, recorded) in recording.frames.enumerated()
+    where recorded.t >= from && recorded.t <= to {
+      frame.t = recorded.t
+      frame.people.removeAll(keepingCapacity: true)
+      let pose = transform(index, recorded.pose)
+      if pose.hasPerson { frame.people.append(pose) }
+      session.push(frame, emit: take)
     }
-    if let lastTick { counter.finish(at: lastTick, emit: take) }
-    outcome.count = counter.count
+    session.finish(emit: take)
     return outcome
   }
 }
