@@ -11,17 +11,34 @@ import Testing
 @Suite struct ChosenExerciseTests {
   /// The event lines of a session for `exercise` over `file`, through the Swift API, with no
   /// model.
-  static func swiftEvents(_ file: String, exercise: String, goals: [Goal] = []) throws
-    -> [String]
-  {
+  static func swiftEvents(
+    _ file: String, exercise: String, people: Int = 1, goals: [Goal] = []
+  ) throws -> [String] {
     var options = SessionOptions()
     options.goals = goals
     let runtime = Runtime(
       classifier: nil, catalogue: try ExerciseCatalogue.load(), options: options)
-    let session = try runtime.makeSession(exercise: exercise)
+    let session = try runtime.makeSession(exercise: exercise, people: people)
     var lines: [String] = []
-    try session.run(try PoseFiles.open(file)) { lines.append($0.jsonLine) }
+    try session.run(try PoseFiles.open(file)) { lines.append($1.jsonLine(person: $0)) }
     return lines
+  }
+
+  /// `file`'s frames as the C program reads them: a time, how many people, and each one's
+  /// canonical triples (people nobody is seen in left out; one person: the most prominent).
+  static func cFrames(_ file: String, people: Int) throws -> String {
+    let (frames, _) = try Fixtures.readAll(PoseFiles.open(file))
+    var text = ""
+    for frame in frames {
+      let seen = frame.people.filter(\.hasPerson).prefix(people == 1 ? 1 : .max)
+      let triples = seen.flatMap { pose in
+        CanonicalJoint.allCases.flatMap { [pose[$0].x, pose[$0].y, pose[$0].confidence] }
+      }
+      text += "\(frame.t) \(seen.count) " + triples.map { "\($0)" }.joined(separator: " ") + "\n"
+    }
+    let input = Fixtures.temporaryFolder("spotter-c-chosen") + "/frames-\(people).txt"
+    try text.write(toFile: input, atomically: true, encoding: .utf8)
+    return input
   }
 
   static let program = #"""
@@ -30,7 +47,7 @@ import Testing
     #include <stdlib.h>
     #include <string.h>
 
-    static float joints[54];
+    static float joints[54 * 64];
 
     int main(int argc, char **argv) {
       char error[256];
@@ -48,8 +65,9 @@ import Testing
       if (strstr(error, "unknown exercise 'curtsy'") == NULL) return 15;
       if (spotter_session_create_exercise(runtime, argv[1], 65, error, sizeof error) != NULL)
         return 16;
+      int people = argc > 4 ? atoi(argv[4]) : 1;
       spotter_session *session =
-          spotter_session_create_exercise(runtime, argv[1], 1, error, sizeof error);
+          spotter_session_create_exercise(runtime, argv[1], people, error, sizeof error);
       if (!session) { printf("session failed: %s\n", error); return 17; }
       FILE *frames = fopen(argv[2], "r");
       if (!frames) return 18;
@@ -58,7 +76,10 @@ import Testing
       while (fscanf(frames, "%lf %d", &t, &count) == 2) {
         for (int i = 0; i < count * 54; i++)
           if (fscanf(frames, "%f", &joints[i]) != 1) return 19;
-        spotter_session_push_pose(session, t, count ? joints : NULL);
+        if (people > 1)
+          spotter_session_push_people(session, t, joints, count);
+        else
+          spotter_session_push_pose(session, t, count ? joints : NULL);
       }
       fclose(frames);
       spotter_session_finish(session);
@@ -89,23 +110,49 @@ import Testing
     #expect(counted.status == 0, "\(counted.stderr)")
     #expect(counted.stdout.split(separator: "\n").map(String.init) == fromSwift)
 
-    // The poses as C gets them: the most prominent person's canonical triples, or nobody.
-    let (frames, _) = try Fixtures.readAll(PoseFiles.open(file))
-    var text = ""
-    for frame in frames {
-      let pose = frame.people.first { $0.hasPerson }
-      let triples = pose.map { pose in
-        CanonicalJoint.allCases.flatMap { [pose[$0].x, pose[$0].y, pose[$0].confidence] }
-      }
-      text += "\(frame.t) \(triples == nil ? 0 : 1) "
-      text += (triples ?? []).map { "\($0)" }.joined(separator: " ") + "\n"
-    }
-    let input = Fixtures.temporaryFolder("spotter-c-chosen") + "/frames.txt"
-    try text.write(toFile: input, atomically: true, encoding: .utf8)
     let (status, output) = try CInterfaceTests.compileAndRun(
-      Self.program, arguments: ["squat", input, goal])
+      Self.program, arguments: ["squat", try Self.cFrames(file, people: 1), goal])
     #expect(status == 0, "\(output)")
     #expect(output.split(separator: "\n").map(String.init) == fromSwift)
+  }
+
+  /// Two people side by side (one squats, one does jumping jacks), squats chosen for both:
+  /// each followed with their own id and count, the same events from Swift, `spotter count
+  /// --people 2`, C (`spotter_session_push_people`) and the daemon (`"people": 2` in the header;
+  /// its summaries add drop counters, so their reps are compared).
+  @Test func severalPeopleCountTheSameThroughEverySurface() throws {
+    let file = try DaemonTests.group(seed: 33)
+    let fromSwift = try Self.swiftEvents(file, exercise: "squat", people: 2)
+    let people = Set(fromSwift.compactMap { DaemonTests.object($0)?["person"] as? Int })
+    #expect(people == [1, 2], "\(fromSwift.prefix(3))")
+    #expect(fromSwift.filter { $0.contains(#""type":"rep""#) }.count >= 7)
+
+    let counted = try SpotterProcess.run([
+      "count", "--exercise", "squat", "--people", "2", "--json", file,
+    ])
+    #expect(counted.status == 0, "\(counted.stderr)")
+    #expect(counted.stdout.split(separator: "\n").map(String.init) == fromSwift)
+
+    let (status, output) = try CInterfaceTests.compileAndRun(
+      Self.program, arguments: ["squat", try Self.cFrames(file, people: 2), "", "2"])
+    #expect(status == 0, "\(output)")
+    #expect(output.split(separator: "\n").map(String.init) == fromSwift)
+
+    var lines = DaemonTests.lines(of: file)
+    lines[0] = String(lines[0].dropLast()) + #","people":2,"exercise":"squat"}"#
+    let server = try DaemonTests.Server()
+    let client = try DaemonTests.Client(socket: server.socket)
+    client.stream(Fixtures.file(named: "chosen-people.jsonl", lines.joined(separator: "\n") + "\n"))
+    let served = client.finish()
+    let isSummary = { (line: String) in line.contains(#""type":"summary""#) }
+    #expect(client.lines.filter { !isSummary($0) } == fromSwift.filter { !isSummary($0) })
+    for person in people {
+      let mine = { (event: [String: Any]) in event["person"] as? Int == person }
+      #expect(
+        DaemonTests.summary(served.filter(mine))
+          == DaemonTests.summary(fromSwift.compactMap(DaemonTests.object).filter(mine)))
+    }
+    #expect(server.stop() == 0)
   }
 
   /// The daemon counts a stream whose header chooses the exercise as the Swift API does (its
