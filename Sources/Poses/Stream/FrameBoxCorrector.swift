@@ -21,12 +21,10 @@ import Foundation
 /// and 15 of those touch its edge (within 0.002). The box is 0…1 of the source's units
 /// (normalised coordinates that the reader scaled to the image's pixels are measured back in
 /// the image), or for pixels the image, when the source gives its size: a pipeline may scale
-/// each normalised frame to the picture. Measured on real per-frame-normalised recordings
-/// (Countix-Fitness, MediaPipe; and the same scaled to 640 × 480 pixels) it fires on every one
-/// after 30 frames with a person; in pixels measured in their images too, on none of Penn
-/// Action's 1,258 hand-annotated clips nor of 1,814 synthetic recordings (`make eval`'s sets but
-/// the one normalised per frame, all of which it finds). Before it fires, frames pass
-/// unchanged. Allocates nothing per frame.
+/// each normalised frame to the picture. The thresholds are set so that it fires on real
+/// per-frame-normalised recordings within their first 30 frames with a person, and on none of
+/// the recordings in proportion it was checked on (README, "How a frame flows"). Before it
+/// fires, frames pass unchanged. Allocates nothing per frame.
 public struct FrameBoxCorrector: Sendable {
   /// Whether the stream has been recognised as normalised frame by frame.
   public private(set) var isCorrecting = false

@@ -13,8 +13,8 @@ public struct FramePipeline: Sendable {
   /// Whether scores are put on one scale (`ScoreScale`). Off only for recordings drawn on that
   /// scale to begin with (`spotter train --synthetic`'s MotionSynth workouts), where a body seen
   /// mostly hidden would pass for a detector that scores low. Synthetic files trained on as
-  /// annotations go through the scale like any file (none of 140 `spotter synth` files, heavy
-  /// noise, from behind without a face, was raised).
+  /// annotations go through the scale like any file: `spotter synth`'s files, heavy noise and
+  /// views from behind without a face included, are not raised (README, "How a frame flows").
   private let raisesScores: Bool
 
   public init(fps: Double = 30, raisesScores: Bool = true) {

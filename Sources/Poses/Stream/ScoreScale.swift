@@ -3,13 +3,12 @@
 ///
 /// Detectors score joints on scales of their own. Penn Action's joints in plain view score 1,
 /// MotionSynth's 0.6–0.99; MoveNet's or OpenPose's can run lower for a person seen whole. A
-/// fixed floor set on the first kind refuses most joints of a stream that scores low:
-/// Countix-Fitness with every score drawn from 0.2–0.45 counted 0.357 / 59.1% (relative MAE /
-/// within one, the exercise given, tune half), and raised 0.206 / 80.3%, as with no scores
-/// drawn (`Sources/RepCounting/README.md`). So the stream's level is measured, the upper
-/// quartile of each frame's scores (the joints in plain view: hidden and face joints score low
-/// on any scale), as a median over the last 60 frames with a person, and while it is below
-/// `reference` every score is multiplied by reference / level.
+/// fixed floor set on the first kind refuses most joints of a stream that scores low, and its
+/// reps go uncounted (`Sources/RepCounting/README.md`, "A detector that scores low"). So the
+/// stream's level is measured, the upper quartile of each frame's scores (the joints in plain
+/// view: hidden and face joints score low on any scale), as a median over the last 60 frames
+/// with a person, and while it is below `reference` every score is multiplied by
+/// reference / level.
 ///
 /// A detector that reports keypoints in an empty room scores its guesses low too (a stream of
 /// them at 0.02–0.2, raised, counted 15 squats), so only a stream whose level reaches `floor`,
@@ -25,7 +24,7 @@ public struct ScoreScale: Sendable {
   /// The level below which scores are raised to it: the lowest that MotionSynth gives a joint
   /// in plain view. Raising streams above it changes what the definitions read of hidden
   /// joints, whose scores straddle the floor: raised to 0.9, that side view of squats (0.88)
-  /// counted 4 of 6.
+  /// loses reps (`Sources/RepCounting/README.md`).
   public static let reference: Float = 0.6
   /// The level a stream must reach to be raised: the definitions' floor.
   public static let floor: Float = 0.3

@@ -117,10 +117,9 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
     public var fraction: Double?
     /// Adaptive: within a set, a movement of at least this share of the recent typical range
     /// (default 0.45, or `fraction` if lower), and `min_range_learned`, is a rep: shallow reps
-    /// count. On the Countix tune half a lower share counts junk motion in untrimmed videos
-    /// (relative MAE 0.25: 0.287 and 0.4: 0.259 when first measured; now 0.4: 0.227, 0.45:
-    /// 0.206, 0.5: 0.206 with fewer within one rep), and on synthetic everyday sets with shallow
-    /// reps 0.45 counts about as well as 0.4 (`Sources/RepCounting/README.md`).
+    /// count. A lower share counts junk motion in untrimmed real videos (a detector losing the
+    /// body, leg wobble, arm swings before a set), and 0.45 counts synthetic sets of shallow
+    /// reps about as well as 0.4 (`Sources/RepCounting/README.md`, "Why these numbers").
     public var countFraction: Double?
     /// Adaptive: a rep is complete once the signal is back by this share of its own way down,
     /// if that is less than the movement required to start one (default 1). For a signal

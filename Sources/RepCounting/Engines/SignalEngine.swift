@@ -23,8 +23,7 @@ import Poses
 ///   the floor, half a movement back, is not a rep.
 ///
 /// Strict counting (`strict`, or `--strict`) counts only full reps: past `fraction` of the
-/// typical range from the first rep known, as before shallow reps were counted; a shallower one
-/// is refused as `partial`.
+/// typical range from the first rep known; a shallower one is refused as `partial`.
 ///
 /// Nothing is dropped silently: a movement within a set that turns back before the count
 /// threshold (past `partial.min_range`) is refused as `too_small`, a rep quicker than
@@ -56,9 +55,9 @@ import Poses
 /// Real detectors throw a joint across the picture for a frame or two now and then: the raw
 /// signal goes through a median of its last `median_frames` values (7, under a quarter of a
 /// second, unless given) before the EMA, so three wild frames in a row cannot make or break a
-/// rep. Seven rather than five: on the Countix tune half, MAE 0.250 / 75.8% within one against
-/// 0.259 / 72.7%. Brief movements (jumping jacks, knee raises, side tilts) keep five: seven
-/// flattens their peaks (synthetic side tilts from the side: 93.7% within one against 98.4%).
+/// rep. Seven rather than five: it counts the Countix tune half better. Brief movements
+/// (jumping jacks, knee raises, side tilts) keep five: seven flattens their peaks
+/// (`Sources/RepCounting/README.md`, "Why these numbers").
 ///
 /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 final class SignalEngine: RepEngine {
