@@ -1,4 +1,5 @@
 import Foundation
+import SpotterServer
 import TestSupport
 import Testing
 
@@ -76,6 +77,17 @@ import Testing
     private let lock = NSLock()
     private let reader = DispatchGroup()
 
+    /// A client of the server's TCP listener on 127.0.0.1:`port`.
+    convenience init(port: UInt16) throws {
+      self.init(connected: try Socket.connectTCP(port: port))
+    }
+
+    init(connected fd: Int32, read: Bool = true) {
+      self.fd = fd
+      guard read else { return }
+      startReading()
+    }
+
     init(socket: String, read: Bool = true) throws {
       fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
       var address = sockaddr_un()
@@ -93,6 +105,10 @@ import Testing
         throw DaemonTestError.connect
       }
       guard read else { return }
+      startReading()
+    }
+
+    private func startReading() {
       reader.enter()
       Thread.detachNewThread { [self] in
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -13,13 +13,21 @@ enum ServeCommand {
   static let command = Command(
     name: "serve",
     summary:
-      "Run the daemon: one session per connection over a Unix socket and/or TCP on 127.0.0.1.",
+      "Run the daemon: one session per connection over a Unix socket and/or TCP.",
     options: RuntimeOptions.options + [
       RuntimeOptions.predictions,
       .value(
         "socket", "PATH", "Unix socket to listen on.",
         default: "$XDG_RUNTIME_DIR/spotter.sock, else /tmp/spotter-UID.sock"),
-      .value("port", "N", "Also (or, with --no-socket, only) listen on 127.0.0.1:N."),
+      .value(
+        "listen", "HOST:PORT",
+        "Also (or, with --no-socket, only) listen for TCP there: 127.0.0.1 for this machine only, "
+          + "0.0.0.0 for every interface (then --token-file is required)."),
+      .value("port", "N", "The same as --listen 127.0.0.1:N."),
+      .value(
+        "token-file", "FILE",
+        "The key clients of a --listen address other than loopback send in their header "
+          + "(\"token\": \"…\"); read once, never logged. Without it, they are refused."),
       .flag("no-socket", "Do not listen on a Unix socket."),
       .value(
         "max-connections", "N", "Connections at once; more are refused with an error event.",
@@ -56,12 +64,55 @@ enum ServeCommand {
     run: run
   )
 
+  /// `--listen HOST:PORT`, or `--port N` for 127.0.0.1:N (not both).
+  static func listenAddress(_ arguments: ParsedArguments) throws -> ListenAddress? {
+    let port = try arguments.int("port", range: 1...65535)
+    guard let text = arguments.string("listen") else {
+      return port.map { ListenAddress(loopbackPort: UInt16($0)) }
+    }
+    guard port == nil else {
+      throw CLIError.usage("give --listen or --port, not both", command: command)
+    }
+    guard let address = ListenAddress(text) else {
+      throw CLIError.usage(
+        "--listen \(text): expected HOST:PORT, an IPv4 address and a port from 1 to 65535 "
+          + "(127.0.0.1:7000, 0.0.0.0:7000)", command: command)
+    }
+    return address
+  }
+
+  /// The token in `path`: its first line, without surrounding white space; 16 to 1,024 bytes,
+  /// none of them white space or quotes (it travels in a JSON header).
+  static func readToken(_ path: String) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw CLIError.failure(
+        "cannot read the token file \(path)", hint: "give a readable file: --token-file FILE.")
+    }
+    let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first ?? ""
+    let token = Array(line.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+    guard (16...1024).contains(token.count),
+      !token.contains(where: { $0 <= 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F })
+    else {
+      throw CLIError.failure(
+        "the token file \(path) must hold one line of 16 to 1,024 printable ASCII characters, "
+          + "without spaces, quotes or backslashes",
+        hint: "make one with: openssl rand -hex 32 > FILE")
+    }
+    return token
+  }
+
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let runtime = try RuntimeOptions.runtime(arguments)
     var configuration = Daemon.Configuration()
     configuration.socketPath =
       arguments.flag("no-socket") ? nil : (arguments.values["socket"] ?? Socket.defaultPath)
-    configuration.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
+    configuration.address = try listenAddress(arguments)
+    if let path = arguments.string("token-file") { configuration.token = try readToken(path) }
+    if let address = configuration.address, !address.isLoopback, configuration.token == nil {
+      throw CLIError.usage(
+        "--listen \(address) is reachable from other machines: give --token-file, so that only "
+          + "clients with the token can stream into it", command: command)
+    }
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
@@ -86,7 +137,9 @@ enum ServeCommand {
     }
     var places: [String] = []
     if let path = configuration.socketPath { places.append(path) }
-    if let port = configuration.port { places.append("127.0.0.1:\(port)") }
+    if let address = configuration.address {
+      places.append("\(address)" + (address.isLoopback ? "" : " (token required)"))
+    }
     Terminal.error(
       "spotter serve: listening on \(places.joined(separator: " and ")); history "
         + (configuration.history.map { "\($0.location)" } ?? "off")

@@ -54,10 +54,17 @@ final class Connection {
   /// The first line that should have been the header and was not, while no header has come.
   @exclusivity(unchecked) private var headerMissingSince: Int?
 
+  /// The key this client must send in its header (a listener that is not loopback), if any.
+  private let token: [UInt8]?
+  /// Why the client is refused (its first line was no header with the token): the daemon sends
+  /// this alone and ends the connection, before any frame is read.
+  private(set) var refusal: String?
+
   init(
     descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
-    scratch: Scratch
+    scratch: Scratch, token: [UInt8]? = nil
   ) {
+    self.token = token
     self.descriptor = descriptor
     self.name = name
     self.daemon = daemon
@@ -144,8 +151,12 @@ final class Connection {
         if framesSeen <= backlog { keepFrom = index }
       }
     }
-    for index in scratch.waiting.indices {
+    for index in scratch.waiting.indices where refusal == nil {
       let (line, number, kind) = scratch.waiting[index]
+      if token != nil, !isOpen, kind != .blank {
+        refusal = Self.refusal(of: line, token: token!)
+        if refusal != nil { break }
+      }
       switch line {
       case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
       case .tooLong(let length):
@@ -254,6 +265,31 @@ final class Connection {
       return (nil, "header \"exercise\" is \(text); expected one of \(known)")
     }
     return (definition, nil)
+  }
+
+  /// Why the first line of a client that must send `token` is refused, or nil for a header
+  /// that carries it. The token is compared in constant time (the time depends on its length,
+  /// not on where a guess goes wrong), and never written anywhere.
+  static func refusal(of line: LineSplitter.Line, token: [UInt8]) -> String? {
+    let needs = "this listener needs a token: send it in the header (\"token\": \"…\")"
+    guard case .text(let text) = line, let header = try? PoseFileHeader(line: text, file: "")
+    else { return "the first line must be a pose-file header; " + needs }
+    guard let written = header.extra["token"] else { return needs }
+    // The header keeps a key's JSON text: a token (no quotes or backslashes) inside its quotes.
+    var given = Array(written.utf8)
+    if given.count >= 2, given.first == 0x22, given.last == 0x22 {
+      given = Array(given.dropFirst().dropLast())
+    }
+    return Self.isSame(given, token) ? nil : "wrong token"
+  }
+
+  /// Byte for byte, in a time that depends only on `expected`'s length.
+  static func isSame(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+    var difference: UInt8 = given.count == expected.count ? 0 : 1
+    for index in expected.indices {
+      difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+    }
+    return difference == 0
   }
 
   /// Starts the session from a header line. Until a header comes, each line is tried as one;

@@ -34,7 +34,11 @@ import Spotter
 public final class Daemon {
   public struct Configuration: Sendable {
     public var socketPath: String?
-    public var port: UInt16?
+    /// Where to listen for TCP. One that is not loopback needs `token`.
+    public var address: ListenAddress?
+    /// The key a client on a listener that is not loopback sends in its header
+    /// (`"token": "…"`), compared in constant time; its header is refused without it.
+    public var token: [UInt8]?
     public var maxConnections = 1024
     /// 64 KiB: a frame of 20 people in BODY_25 is under 40 KB.
     public var maxLineBytes = 64 * 1024
@@ -80,6 +84,8 @@ public final class Daemon {
   let configuration: Configuration
   @exclusivity(unchecked) private var runtime: Runtime
   @exclusivity(unchecked) private var listeners: [FileDescriptor] = []
+  /// The listener whose clients must send the token (TCP on an address other than loopback).
+  @exclusivity(unchecked) private var tokenListener: FileDescriptor?
   @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
   /// What connections use only while each handles its lines, shared.
   private let scratch = Connection.Scratch()
@@ -122,7 +128,16 @@ public final class Daemon {
   public func listen() throws(SystemError) {
     poller = try Poller()
     if let path = configuration.socketPath { listeners.append(try Socket.listenUnix(path: path)) }
-    if let port = configuration.port { listeners.append(try Socket.listenTCP(port: port)) }
+    if let address = configuration.address {
+      guard address.isLoopback || configuration.token?.isEmpty == false else {
+        throw SystemError(
+          "listening on \(address) needs a token: anyone who can reach it could stream into it",
+          code: EINVAL)
+      }
+      let listener = try Socket.listenTCP(address)
+      listeners.append(listener)
+      if !address.isLoopback { tokenListener = listener }
+    }
     guard !listeners.isEmpty else {
       throw SystemError("nothing to listen on: give a socket path or a port", code: EINVAL)
     }
@@ -245,6 +260,14 @@ public final class Daemon {
 
   private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
     if readiness.readable || readiness.closed { connection.receive(now: now) }
+    if let refusal = connection.refusal {
+      // Its header lacked the token: the refusal, and nothing else, before the connection ends.
+      stats.errors += 1
+      poller.remove(connection.descriptor)
+      connections[connection.descriptor] = nil
+      refuse(connection.descriptor, message: refusal, now: now)
+      return
+    }
     if readiness.writable { connection.flush() }
     // A client that has sent everything gets its summary before the socket closes.
     if connection.inputEnded {
@@ -268,14 +291,17 @@ public final class Daemon {
     for _ in 0..<Self.acceptsPerRound {
       guard let descriptor = Socket.accept(on: listener) else { return }
       guard connections.count < configuration.maxConnections else {
-        refuse(descriptor, now: now)
+        refuse(
+          descriptor,
+          message: "too many connections (\(configuration.maxConnections)); try later", now: now)
         continue
       }
       stats.connectionsTotal += 1
       poller.set(descriptor, read: true, write: false, adding: true)
       connections[descriptor] = Connection(
         descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
-        maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch)
+        maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch,
+        token: listener == tokenListener ? configuration.token : nil)
     }
   }
 
@@ -284,17 +310,15 @@ public final class Daemon {
   static let refusalsKept = 64
   static let refusalSeconds = 1.0
 
-  /// Tells a client over `maxConnections` so, and ends the connection so that it reads the
-  /// refusal and then the end of the stream. Closing a socket with the client's lines unread
+  /// Tells a client it is refused (over `maxConnections`, or without the token), and ends the
+  /// connection so that it reads the refusal and then the end of the stream. Closing a socket with the client's lines unread
   /// resets the connection instead: the client's read fails (ECONNRESET) where it should end,
   /// and a client that sent its header before it was accepted always has lines unread. So the
   /// refusal is followed by a shutdown of the sending side, and what the client sends is read
   /// and thrown away until it hangs up, for at most `refusalSeconds` (beyond `refusalsKept`,
   /// only what is there now), never waiting on it.
-  private func refuse(_ descriptor: FileDescriptor, now: Double) {
-    let refusal = SpotterEvent.error(
-      t: nil, line: nil,
-      message: "too many connections (\(configuration.maxConnections)); try later")
+  private func refuse(_ descriptor: FileDescriptor, message: String, now: Double) {
+    let refusal = SpotterEvent.error(t: nil, line: nil, message: message)
     descriptor.writeAll(refusal.jsonLine + "\n")
     descriptor.shutdownWriting()
     guard !Self.discardInput(of: descriptor), refused.count < Self.refusalsKept else {

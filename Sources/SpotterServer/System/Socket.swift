@@ -6,6 +6,34 @@ import Foundation
   import Darwin
 #endif
 
+/// Where the daemon listens for TCP: an IPv4 address (`127.0.0.1` this machine only, `0.0.0.0`
+/// every interface, or one interface's) and a port, written `HOST:PORT`.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+  public let host: String
+  public let port: UInt16
+  /// The address in network byte order.
+  let networkOrder: in_addr_t
+
+  /// Reads `HOST:PORT` (`localhost` for 127.0.0.1); nil when either part is not one.
+  public init?(_ text: String) {
+    guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]),
+      port > 0
+    else { return nil }
+    let host = text[..<colon] == "localhost" ? "127.0.0.1" : String(text[..<colon])
+    var address = in_addr()
+    guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
+    (self.host, self.port, networkOrder) = (host, port, address.s_addr)
+  }
+
+  /// 127.0.0.1:`port`.
+  public init(loopbackPort port: UInt16) { self.init("127.0.0.1:\(port)")! }
+
+  /// Only this machine can connect (127.0.0.0/8): no token is asked for.
+  public var isLoopback: Bool { host.hasPrefix("127.") }
+
+  public var description: String { "\(host):\(port)" }
+}
+
 /// The few socket calls the daemon and its clients make, named for what they do.
 public enum Socket {
   /// A listening Unix-domain stream socket at `path` (a stale socket file is replaced). It is
@@ -25,9 +53,11 @@ public enum Socket {
     return listener
   }
 
-  /// A listening TCP socket on 127.0.0.1:`port` (loopback only).
-  static func listenTCP(port: UInt16) throws(SystemError) -> FileDescriptor {
-    try open(AF_INET, loopbackAddress(port), named: "127.0.0.1:\(port)", listening: true)
+  /// A listening TCP socket on `address`.
+  static func listenTCP(_ address: ListenAddress) throws(SystemError) -> FileDescriptor {
+    var socketAddress = loopbackAddress(address.port)
+    socketAddress.sin_addr.s_addr = address.networkOrder
+    return try open(AF_INET, socketAddress, named: "\(address)", listening: true)
   }
 
   /// Connects to a Unix socket (blocking); for clients and tests. Returns the raw descriptor,
