@@ -546,6 +546,25 @@ import Testing
     #expect(ended.contains { $0["exercise"] as? String == "squat" })
   }
 
+  /// A name the history could not store whole (a NUL inside: `"a\u0000b"` was stored as `a`)
+  /// is refused with an error on line 1; the session is stored, without a name.
+  @Test func aClientIdWithAControlCharacterIsRefusedNotCut() throws {
+    let server = try Server()
+    let file = try Self.recording("squat", reps: 3, seed: 342)
+    var lines = Self.lines(of: file)
+    lines[0] = String(lines[0].dropLast()) + #","client":"a\u0000b"}"#
+    let client = try Client(socket: server.socket)
+    client.stream(Fixtures.file(named: "nul.jsonl", lines.joined(separator: "\n") + "\n"))
+    let events = client.finish()
+    let error = events.first { $0["type"] as? String == "error" }
+    #expect(error?["line"] as? Int == 1)
+    #expect((error?["message"] as? String)?.contains("control character") == true, "\(events)")
+    #expect(events.last?["type"] as? String == "summary")
+    #expect(server.stop() == 0)
+    #expect(server.records.count == 1)
+    #expect(server.records.first?["person"] as? String == nil, "\(server.records)")
+  }
+
   /// A stream's header may name its own goals; a bad one is an error on line 1, and the stream
   /// goes on with the server's (none here).
   @Test func aStreamsHeaderGoalEndsItsSet() throws {

@@ -325,6 +325,17 @@ final class Connection {
         .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
     }
     streamPerson = header.person
+    if let person = streamPerson, person.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+      // The history stores names whole or not at all: a control character (a NUL ends a C
+      // string, and PostgreSQL's text refuses it) would be stored cut, or not stored.
+      daemon.countError()
+      send(
+        .error(
+          t: nil, line: number,
+          message: "header \"person\"/\"client\" holds a control character; the session is "
+            + "stored without a name"))
+      streamPerson = nil
+    }
     let runtime = daemon.runtime(goals: goals.goals)
     let exercise = Self.exercise(in: header, catalogue: runtime.catalogue)
     if let error = exercise.error {
