@@ -51,7 +51,7 @@ enum Fleet {
       ]
       _ = FileManager.default.createFile(atPath: folder + "/daemon\(index + 1).log", contents: nil)
       process.standardError = FileHandle(forWritingAtPath: folder + "/daemon\(index + 1).log")
-      try process.run()
+      try ChildProcesses.run(process)
       daemons.append((process, port))
     }
     for daemon in daemons { try LocalServers.waitForPort(daemon.port, seconds: 60) }

@@ -132,7 +132,7 @@ enum HistoryBenchmarks {
       process.arguments = arguments
       process.standardOutput = FileHandle.nullDevice
       let start = now()
-      try process.run()
+      try ChildProcesses.run(process)
       process.waitUntilExit()
       if run > 0 { times.append(now() - start) }
       guard process.terminationStatus == 0 else {
@@ -154,7 +154,7 @@ enum HistoryBenchmarks {
     process.executableURL = URL(fileURLWithPath: sibling("spotter-bench"))
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    try ChildProcesses.run(process)
     return process
   }
 }

@@ -123,6 +123,8 @@ final class LocalPostgres {
   let url: String
   private let binaries: String
   private let asOwner: [String]
+  /// `pg_ctl stop`, as the server's owner.
+  private let stopCommand: [String]
 
   init(folder: String) throws {
     let versions =
@@ -155,6 +157,10 @@ final class LocalPostgres {
         "start",
       ])
     url = "postgresql://spotter@127.0.0.1:\(port)/postgres"
+    let stopCommand =
+      asOwner + [binaries + "/pg_ctl", "-D", folder + "/data", "-m", "fast", "-w", "stop"]
+    self.stopCommand = stopCommand
+    ChildProcesses.atStop(folder) { try? LocalServers.run(stopCommand) }
   }
 
   /// A new, empty database on this server; returns its URL.
@@ -167,8 +173,8 @@ final class LocalPostgres {
   }
 
   func stop() {
-    try? LocalServers.run(
-      asOwner + [binaries + "/pg_ctl", "-D", folder + "/data", "-m", "fast", "-w", "stop"])
+    ChildProcesses.forget(folder)
+    try? LocalServers.run(stopCommand)
   }
 }
 
@@ -191,7 +197,7 @@ final class LocalHAProxy {
     process.arguments = ["-f", path, "-db"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try ChildProcesses.run(process)
     try LocalServers.waitForPort(port, seconds: 10)
   }
 

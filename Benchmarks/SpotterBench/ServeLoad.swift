@@ -131,7 +131,7 @@ enum ServeLoad {
         "\(options.clients + 16)", "--predictions",
       ] + history
     server.standardError = FileHandle.nullDevice
-    try server.run()
+    try ChildProcesses.run(server)
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
     return server
   }

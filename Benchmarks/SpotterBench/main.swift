@@ -50,13 +50,14 @@ let serve = Command(
     return 0
   })
 
+ChildProcesses.stopWithTheBench()
 let bench = Program(
   name: "spotter-bench", version: "0.1.0", summary: "Spotter's performance, measured here.",
   commands: [
     run, fixture, serve, HistoryBenchmarks.command, Fleet.command, HistoryTools.append,
     HistoryTools.verify, LocalServers.postgres,
   ], defaultCommand: run)
-exit(
+ChildProcesses.exit(
   bench.run(
     Array(CommandLine.arguments.dropFirst()), print: { print($0) },
     error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }))
