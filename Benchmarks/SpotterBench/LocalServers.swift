@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import SpotterServer
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -71,20 +72,10 @@ enum LocalServers {
 
   /// A TCP port on 127.0.0.1 that nothing listens on now.
   static func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
+    guard let port = Fixtures.freeTCPPort() else {
+      throw Failure(description: "cannot bind a port on 127.0.0.1")
     }
-    guard bound else { throw Failure(description: "cannot bind a port on 127.0.0.1") }
-    return UInt16(bigEndian: address.sin_port)
+    return port
   }
 
   /// Waits until something accepts connections on the port (up to `seconds`).

@@ -46,6 +46,18 @@ final class CStream {
 func handle(_ object: AnyObject) -> OpaquePointer {
   OpaquePointer(Unmanaged.passRetained(object).toOpaque())
 }
+/// A handle to what `make` makes, or NULL with the error it threw written into the caller's
+/// buffer.
+func handle(
+  _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int, _ make: () throws -> AnyObject
+) -> OpaquePointer? {
+  do {
+    return handle(try make())
+  } catch {
+    writeError("\(error)", errorBuffer, errorSize)
+    return nil
+  }
+}
 /// The object behind a handle (the handle keeps it alive).
 func object<T: AnyObject>(_ pointer: OpaquePointer, as type: T.Type = T.self) -> T {
   Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
@@ -66,12 +78,8 @@ public func spotterModelLoad(
     writeError("no weights file given (the path is NULL)", errorBuffer, errorSize)
     return nil
   }
-  do {
-    let classifier = try WeightsFile.load(String(cString: path))
-    return handle(CModel(classifier: classifier))
-  } catch {
-    writeError("\(error)", errorBuffer, errorSize)
-    return nil
+  return handle(errorBuffer, errorSize) {
+    CModel(classifier: try WeightsFile.load(String(cString: path)))
   }
 }
 

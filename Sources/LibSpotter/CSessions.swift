@@ -43,12 +43,8 @@ public func spotterRuntimeCreate(
   _ model: OpaquePointer?, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ errorSize: Int
 ) -> OpaquePointer? {
   let classifier = model.map { object($0, as: CModel.self).classifier }
-  do {
-    let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
-    return handle(runtime)
-  } catch {
-    writeError("\(error)", errorBuffer, errorSize)
-    return nil
+  return handle(errorBuffer, errorSize) {
+    Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
   }
 }
 
@@ -70,12 +66,9 @@ public func spotterRuntimeCreateOptions(
     }
     options.goals.append(goal)
   }
-  do {
+  return handle(errorBuffer, errorSize) {
     let catalogue = try ExerciseCatalogue.load(adding: exercises.map { String(cString: $0) })
-    return handle(Runtime(classifier: classifier, catalogue: catalogue, options: options))
-  } catch {
-    writeError("\(error)", errorBuffer, errorSize)
-    return nil
+    return Runtime(classifier: classifier, catalogue: catalogue, options: options)
   }
 }
 
@@ -110,12 +103,9 @@ public func spotterSessionCreateExercise(
     writeError("max_people must be \(lowest) to \(highest), got \(people)", errorBuffer, errorSize)
     return nil
   }
-  do {
-    let name = exercise.map { String(cString: $0) } ?? ""
-    return handle(CSession(try runtime.makeSession(exercise: name, people: Int(people))))
-  } catch {
-    writeError(error.description, errorBuffer, errorSize)
-    return nil
+  let name = exercise.map { String(cString: $0) } ?? ""
+  return handle(errorBuffer, errorSize) {
+    CSession(try runtime.makeSession(exercise: name, people: Int(people)))
   }
 }
 

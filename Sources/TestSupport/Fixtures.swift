@@ -1,6 +1,10 @@
 import Foundation
 import Poses
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Pose data made up for tests and benchmarks: a stick figure doing squats, seen from the
 /// front, in pixels.
 public enum Fixtures {
@@ -40,6 +44,23 @@ public enum Fixtures {
     set(.nose, centreX, shoulderY - 0.9 * unit)
     set(.neck, centreX, shoulderY)
     return pose
+  }
+
+  /// A TCP port on 127.0.0.1 that nothing listens on now (the system's choice); nil when none
+  /// can be bound.
+  public static func freeTCPPort() -> UInt16? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    return bound ? UInt16(bigEndian: address.sin_port) : nil
   }
 
   /// A fresh temporary folder for one test to write below. All of them live in one folder per

@@ -12,21 +12,7 @@ import Testing
 @Suite(.serialized) struct TokenTests {
   static let token = "3f9c2a7be1d84c06a5b7e2f19d3c8a40"
 
-  /// A port nobody listens on now.
-  static func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, size) == 0 ? getsockname(fd, $0, &size) : -1
-      }
-    }
-    return UInt16(bigEndian: address.sin_port)
-  }
+  static func freePort() throws -> UInt16 { try #require(Fixtures.freeTCPPort()) }
 
   @Test func onlyAClientWithTheTokenIsServed() throws {
     let folder = Fixtures.temporaryFolder("spotter-token")
