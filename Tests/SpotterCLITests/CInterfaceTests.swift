@@ -212,6 +212,19 @@ import Testing
 
   /// Several people through C: frames from a file (per line: t, the number of people, then
   /// their 18 joints' x y c each), events printed as they are read back.
+  /// C: finishes a session, prints its events and frees it (for the test programs).
+  static let finishAndPrint = """
+    static void finish_and_print(spotter_session *session) {
+      spotter_session_finish(session);
+      size_t needed = spotter_session_read_events(session, NULL, 0);
+      char *events = malloc(needed + 1);
+      spotter_session_read_events(session, events, needed + 1);
+      fputs(events, stdout);
+      free(events);
+      spotter_session_free(session);
+    }
+    """
+
   static let peopleProgram = #"""
     #include "spotter.h"
     #include <stdio.h>
@@ -219,6 +232,7 @@ import Testing
 
     static float joints[64 * 54];
 
+    \#(finishAndPrint)
     int main(int argc, char **argv) {
       char error[256];
       spotter_model *model = spotter_model_load(argv[1], error, sizeof error);
@@ -243,13 +257,7 @@ import Testing
         spotter_session_push_people(session, t, joints, count);
       }
       fclose(frames);
-      spotter_session_finish(session);
-      size_t needed = spotter_session_read_events(session, NULL, 0);
-      char *events = malloc(needed + 1);
-      spotter_session_read_events(session, events, needed + 1);
-      fputs(events, stdout);
-      free(events);
-      spotter_session_free(session);
+      finish_and_print(session);
       spotter_runtime_free(runtime);
       spotter_model_free(model);
       return 0;

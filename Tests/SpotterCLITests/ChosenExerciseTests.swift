@@ -49,6 +49,7 @@ import Testing
 
     static float joints[54 * 64];
 
+    \#(CInterfaceTests.finishAndPrint)
     int main(int argc, char **argv) {
       char error[256];
       spotter_runtime *bare = spotter_runtime_create(NULL, error, sizeof error);
@@ -74,6 +75,7 @@ import Testing
       double t;
       int count;
       while (fscanf(frames, "%lf %d", &t, &count) == 2) {
+        if (count < 0 || count > 64) return 21;
         for (int i = 0; i < count * 54; i++)
           if (fscanf(frames, "%f", &joints[i]) != 1) return 19;
         if (people > 1)
@@ -82,13 +84,7 @@ import Testing
           spotter_session_push_pose(session, t, count ? joints : NULL);
       }
       fclose(frames);
-      spotter_session_finish(session);
-      size_t needed = spotter_session_read_events(session, NULL, 0);
-      char *events = malloc(needed + 1);
-      spotter_session_read_events(session, events, needed + 1);
-      fputs(events, stdout);
-      free(events);
-      spotter_session_free(session);
+      finish_and_print(session);
       spotter_runtime_free(runtime);
       return 0;
     }

@@ -21,7 +21,6 @@ import RepCounting
 /// being changed, so an `emit` that called back into the session traps instead of corrupting
 /// it. That is a few checks a tick; the rest skip it (README, "Performance").
 final class PersonSession {
-  let runtime: Runtime
   private var pipeline: FramePipeline
   private var recogniser: Recogniser?
   private var sets: SetTracker
@@ -39,7 +38,6 @@ final class PersonSession {
   init(runtime: Runtime, batchesPredictions: Bool = false) {
     let classifier = runtime.classifier!
     let fps = classifier.metadata.fps
-    self.runtime = runtime
     pipeline = FramePipeline(fps: fps)
     recogniser = Recogniser(
       classifier: classifier, options: runtime.options, batchesPredictions: batchesPredictions)
@@ -53,7 +51,6 @@ final class PersonSession {
   /// classifier, no predictions, no history to backfill from. Its events name the exercise
   /// by the definition's name.
   init(runtime: Runtime, counting definition: ExerciseDefinition) {
-    self.runtime = runtime
     pipeline = FramePipeline(fps: runtime.classifier?.metadata.fps ?? Self.chosenTickRate)
     recogniser = nil
     heldTicks = FixedRing(capacity: 1, repeating: (0, .nobody))
