@@ -158,6 +158,34 @@ public final class HistoryStore {
     return true
   }
 
+  /// The ids of the first sessions stored (in the order they were), at most `limit`.
+  func sessionIDs(limit: Int) throws(HistoryError) -> [Int] {
+    try connection.query("SELECT id FROM sessions ORDER BY id LIMIT ?", [SQLValue(limit)])
+      .map { $0[0].int }
+  }
+
+  /// Deletes sessions (their totals, sets and reps with them) and takes them out of
+  /// `daily_totals`, in one transaction.
+  func remove(ids: [Int]) throws(HistoryError) {
+    guard !ids.isEmpty else { return }
+    let keys = ids.map { SQLValue.integer(Int64($0)) }
+    let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+    try connection.writing { () throws(HistoryError) in
+      let totals = try connection.query(
+        "SELECT day, exercise, reps, active_seconds FROM session_totals "
+          + "WHERE session_id IN (\(marks)) ORDER BY day, exercise", keys)
+      for row in totals {
+        try connection.query(
+          """
+          UPDATE daily_totals SET sessions = sessions - 1, reps = reps - ?,
+            active_seconds = active_seconds - ? WHERE day = ? AND exercise = ?
+          """, [row[2], row[3], row[0], row[1]])
+      }
+      try connection.query("DELETE FROM daily_totals WHERE sessions <= 0", [])
+      try connection.query("DELETE FROM sessions WHERE id IN (\(marks))", keys)
+    }
+  }
+
   /// Rows per statement when inserting reps: a set's reps in one or two round trips to a
   /// server, and few distinct statements for SQLite to keep prepared.
   private static let repsPerStatement = 32

@@ -240,5 +240,21 @@ import Testing
     }
   }
 
+  @Test func theSpoolGivesSessionsBackWholeInTheOrderTheyCameAndForgetsThem() throws {
+    let spool = try HistorySpool(folder: Fixtures.temporaryFolder("spool"))
+    let entries = (0..<5).map { HistoryEntry(Self.record("squat", reps: $0 + 1, daysAgo: 0)) }
+    try spool.add(Array(entries[..<3]))
+    try spool.add(Array(entries[3...]))
+    let oldest = try spool.oldest(4)
+    #expect(oldest.map(\.entry) == Array(entries[..<4]))
+    #expect(try spool.oldest(4, skipping: [oldest[0].id]).map(\.entry) == Array(entries[1...]))
+    try spool.remove(ids: oldest.prefix(2).map(\.id))
+    #expect(try spool.count() == 3)
+    #expect(try spool.oldest(10).map(\.entry) == Array(entries[2...]))
+    // What is left adds up in the spool's own totals (an operator may read it as a history).
+    let totals = try HistoryStore(.sqlite(path: spool.path)).totals(per: .day)
+    #expect(totals.map(\.reps) == [3 + 4 + 5])
+  }
+
   static let reports = Mutex<[String]>([])
 }

@@ -13,18 +13,24 @@ import Testing
     let process = Process()
     let socket: String
     let history: String
+    /// The daemon's `--state-dir` (its spool).
+    let stateFolder: String
 
     /// `backlog` 0 keeps every frame, so what a test sees does not depend on how busy the
-    /// machine is (a server that falls behind drops the older frames of its backlog).
-    init(extra: [String] = [], backlog: Int = 0) throws {
+    /// machine is (a server that falls behind drops the older frames of its backlog). The
+    /// history is an SQLite file of the test's own unless given; so is the state folder.
+    init(
+      extra: [String] = [], backlog: Int = 0, history: String? = nil, stateFolder: String? = nil
+    ) throws {
       let folder = Fixtures.temporaryFolder("spotter-serve")
       socket = folder + "/s.sock"
-      history = folder + "/history.sqlite"
+      self.history = history ?? folder + "/history.sqlite"
+      self.stateFolder = stateFolder ?? folder + "/state"
       process.executableURL = URL(fileURLWithPath: SpotterProcess.binary)
       process.arguments =
         [
-          "serve", "--socket", socket, "--history", history, "--weights",
-          repositoryRoot + "/Weights/default.spotter", "--backlog", "\(backlog)",
+          "serve", "--socket", socket, "--history", self.history, "--state-dir", self.stateFolder,
+          "--weights", repositoryRoot + "/Weights/default.spotter", "--backlog", "\(backlog)",
         ] + extra
       process.standardError = FileHandle.nullDevice
       try process.run()
@@ -58,7 +64,7 @@ import Testing
 
     /// The stored sessions, oldest first, as `spotter history --json` prints them.
     var records: [[String: Any]] {
-      guard FileManager.default.fileExists(atPath: history),
+      guard history.hasPrefix("postgresql://") || FileManager.default.fileExists(atPath: history),
         let listed = try? SpotterProcess.run([
           "history", "--history", history, "--json", "--limit", "10000",
         ])
@@ -685,6 +691,7 @@ import Testing
     #expect(object["open_sessions"] as? Int == 0)
     #expect(object["history_errors"] as? Int == 0)
     #expect(object["history_written"] as? Int == 0)
+    #expect(object["history_spooled"] as? Int == 0)
     #expect(server.stop() == 0)
   }
 }

@@ -56,6 +56,29 @@ import Testing
       guard psql.terminationStatus == 0 else { throw PostgresTestError.noServer("createdb") }
       return url.replacingOccurrences(of: "/postgres", with: "/\(name)")
     }
+
+    /// Runs SQL on the server's own database (as its superuser).
+    func run(_ sql: String) throws {
+      let psql = Process()
+      psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+      psql.arguments = ["-q", "-h", "127.0.0.1", "-p", port, "-U", "spotter", "-d", "postgres"]
+      psql.arguments! += ["-v", "ON_ERROR_STOP=1", "-c", sql]
+      psql.standardOutput = FileHandle.nullDevice
+      try psql.run()
+      psql.waitUntilExit()
+      guard psql.terminationStatus == 0 else { throw PostgresTestError.noServer(sql) }
+    }
+
+    /// Takes the database of `url` away from its clients, as a failover or a restart would:
+    /// new connections are refused and open ones are ended. `back` lets them in again.
+    func takeAway(_ url: String, back: Bool = false) throws {
+      let name = String(url.split(separator: "/").last!)
+      try run("ALTER DATABASE \(name) ALLOW_CONNECTIONS \(back)")
+      if !back {
+        try run(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+      }
+    }
   }
 
   enum PostgresTestError: Error { case noServer(String) }
@@ -89,6 +112,54 @@ import Testing
     #expect(
       totals.stdout.split(separator: "\n").count == 1
         + (object["exercises"] as! [String: Any]).count)
+  }
+
+  /// A session that ends while the database is away is spooled on the daemon's disk; the
+  /// daemon is stopped, the database comes back, and the next daemon on the same state folder
+  /// stores the session, once.
+  @Test func aSpoolIsStoredAfterTheDaemonRestarts() throws {
+    let postgres = try Self.server.get()
+    let history = try postgres.database()
+    let state = Fixtures.temporaryFolder("spotter-spool")
+    let first = try DaemonTests.Server(history: history, stateFolder: state)
+    try postgres.takeAway(history)
+    let file = try DaemonTests.recording("squat", reps: 5, seed: 17)
+    let client = try DaemonTests.Client(socket: first.socket)
+    client.stream(file, speed: 20)
+    let summary = DaemonTests.summary(client.finish())
+    #expect(summary["squat"] ?? 0 >= 4, "\(summary)")
+    // The writer tries for about two seconds, then spools.
+    var stats: [String: Any] = [:]
+    for _ in 0..<100 {
+      stats = try Self.stats(first.socket)
+      if stats["history_spooled"] as? Int == 1 { break }
+      usleep(100_000)
+    }
+    #expect(stats["history_spooled"] as? Int == 1, "\(stats)")
+    #expect(stats["history_errors"] as? Int == 0, "\(stats)")
+    #expect(first.stop() == 0)
+    let spooled = try SpotterProcess.run([
+      "history", "--history", state + "/spool.sqlite", "--json",
+    ])
+    #expect(spooled.stdout.split(separator: "\n").count == 1, "\(spooled.stdout)")
+
+    try postgres.takeAway(history, back: true)
+    let second = try DaemonTests.Server(history: history, stateFolder: state)
+    second.waitForRecords(atLeast: 1)
+    usleep(300_000)  // a second copy, were there one, would come with the first
+    let records = second.records
+    #expect(records.count == 1, "\(records)")
+    let stored = (records.first?["exercises"] as? [String: [String: Any]])?["squat"]?["reps"]
+    #expect(stored as? Int == summary["squat"])
+    #expect(try Self.stats(second.socket)["history_spooled"] as? Int == 0)
+    #expect(second.stop() == 0)
+  }
+
+  /// The daemon's `stats` reply.
+  static func stats(_ socket: String) throws -> [String: Any] {
+    let result = try SpotterProcess.run(["status", "--socket", socket])
+    return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+      ?? [:]
   }
 
   /// The fleet recipe, small: two daemons behind HAProxy share one PostgreSQL (the check's

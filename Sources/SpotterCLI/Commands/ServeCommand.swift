@@ -48,6 +48,12 @@ enum ServeCommand {
         default: HistoryLocation.standardDescription),
       .flag("no-history", "Keep no workout history."),
       .value(
+        "state-dir", "DIR",
+        "Where the daemon keeps what must outlive it: the spool of sessions the history could "
+          + "not take yet (spool.sqlite), moved into the history when it answers again, also "
+          + "by the next start. One folder per daemon.",
+        default: HistorySpool.standardFolderDescription),
+      .value(
         "people", "N",
         "Follow up to N people in a stream whose header does not say (\"people\": N), each "
           + "with their own exercises and counts (events carry person).",
@@ -124,7 +130,16 @@ enum ServeCommand {
     configuration.notify = notify
     if !arguments.flag("no-history") {
       let store = try HistoryCommand.open(arguments.values["history"])
-      configuration.history = HistoryWriter(store: store) {
+      let folder = arguments.values["state-dir"] ?? HistorySpool.standardFolder
+      let spool: HistorySpool
+      do {
+        spool = try HistorySpool(folder: folder)
+      } catch {
+        throw CLIError.failure(
+          "the spool cannot be opened: \(error)",
+          hint: "give --state-dir a folder this user may write.")
+      }
+      configuration.history = HistoryWriter(store: store, spool: spool) {
         notify(.historyWriteFailed($0))
       }
     }

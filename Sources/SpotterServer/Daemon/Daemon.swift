@@ -413,7 +413,7 @@ public final class Daemon {
       ("dropped_frames", "\(stats.dropped)"), ("errors", "\(stats.errors)"),
       ("sessions_finished", "\(stats.sessionsFinished)"),
       ("history_written", "\(history.written)"), ("history_queued", "\(history.queued)"),
-      ("history_errors", "\(history.failures)"),
+      ("history_spooled", "\(history.spooled)"), ("history_errors", "\(history.failures)"),
     ]
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }
