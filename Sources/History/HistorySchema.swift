@@ -21,6 +21,16 @@
 ///   many sessions there are.
 /// - `imports`: JSON Lines history imported. `path`, `bytes`, `sessions`, `imported_at`.
 ///
+/// Version 3 adds `sessions.summary_delivered` (1 or 0 for a served stream: whether its summary
+/// reached the client's socket; NULL otherwise), and one row per live session of a daemon
+/// that may be resumed:
+/// - `checkpoints`: `uid` (the live session's, which its record is stored under), `t` (the
+///   stream time a resumed session counts on from: its client resends the frames after it),
+///   `record` (the sets finished by then and the reps of the one under way, as JSON),
+///   `updated_at` (Unix seconds), `resumed_as` (the uid of the session that resumed it: a
+///   second resume is refused, and the first session's own record is not stored). A row goes
+///   when the session it ends in is stored.
+///
 /// Why `day` is stored rather than computed: "per day" means the day the person lived, in the
 /// time zone of the machine that recorded it, and a number makes the totals a plain `GROUP BY`
 /// that both databases answer from an index.
@@ -110,6 +120,20 @@ enum HistorySchema {
         SELECT day, exercise, COUNT(*), SUM(reps), SUM(active_seconds) FROM session_totals
         GROUP BY day, exercise
         """,
+      ]
+    },
+    Migration(version: 3) { _ in
+      [
+        "ALTER TABLE sessions ADD COLUMN summary_delivered INTEGER",
+        """
+        CREATE TABLE checkpoints (
+          uid TEXT PRIMARY KEY,
+          t DOUBLE PRECISION NOT NULL,
+          record TEXT NOT NULL,
+          updated_at DOUBLE PRECISION NOT NULL,
+          resumed_as TEXT)
+        """,
+        "CREATE INDEX checkpoints_by_resumer ON checkpoints (resumed_as)",
       ]
     },
   ]

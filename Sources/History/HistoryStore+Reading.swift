@@ -55,14 +55,14 @@ extension HistoryStore {
       },
     ])
     let rows = try connection.query(
-      "SELECT id, uid, started_at, source, person FROM sessions\(whereClause) "
+      "SELECT id, uid, started_at, source, person, summary_delivered FROM sessions\(whereClause) "
         + "ORDER BY started_at DESC, id DESC LIMIT ?", parameters + [SQLValue(limit)])
     var sessions = rows.map { row in
       StoredSession(
         id: row[0].int, uid: row[1].string ?? "",
         record: SessionRecord(
           date: Date(timeIntervalSince1970: row[2].double), source: row[3].string ?? "",
-          person: row[4].string))
+          person: row[4].string, summaryDelivered: row[5] == .null ? nil : row[5].bool))
     }
     guard !sessions.isEmpty else { return [] }
     let ids = sessions.map { SQLValue.integer(Int64($0.id)) }
@@ -130,12 +130,13 @@ extension HistoryStore {
     let key = SQLValue.integer(Int64(id))
     guard
       let row = try connection.query(
-        "SELECT id, uid, started_at, source, person FROM sessions WHERE id = ?", [key]
+        "SELECT id, uid, started_at, source, person, summary_delivered FROM sessions "
+          + "WHERE id = ?", [key]
       ).first
     else { return nil }
     var record = SessionRecord(
       date: Date(timeIntervalSince1970: row[2].double), source: row[3].string ?? "",
-      person: row[4].string)
+      person: row[4].string, summaryDelivered: row[5] == .null ? nil : row[5].bool)
     record.totals = try connection.query(
       "SELECT exercise, reps, active_seconds FROM session_totals WHERE session_id = ? "
         + "ORDER BY position", [key]

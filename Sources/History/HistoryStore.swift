@@ -116,18 +116,27 @@ public final class HistoryStore {
     }
   }
 
-  /// One session's rows, inside the caller's transaction. False when its uid is stored.
+  /// One session's rows, inside the caller's transaction. False when its uid is stored, or
+  /// when another session resumed it (that one holds its sets). Its checkpoint goes, and so
+  /// does the checkpoint it resumed.
   private func insert(_ entry: HistoryEntry) throws(HistoryError) -> Bool {
     let record = entry.record
+    let uid = SQLValue.text(entry.uid)
+    let resumed = try connection.query(
+      "DELETE FROM checkpoints WHERE uid = ? RETURNING resumed_as", [uid])
+    try connection.query("DELETE FROM checkpoints WHERE resumed_as = ?", [uid])
+    if resumed.contains(where: { $0[0] != .null }) { return false }
     let day = Self.localDay(of: record.date)
     let inserted = try connection.query(
       """
-      INSERT INTO sessions (uid, started_at, day, source, person) VALUES (?, ?, ?, ?, ?)
+      INSERT INTO sessions (uid, started_at, day, source, person, summary_delivered)
+      VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (uid) DO NOTHING RETURNING id
       """,
       [
-        .text(entry.uid), .real(record.date.timeIntervalSince1970), SQLValue(day),
+        uid, .real(record.date.timeIntervalSince1970), SQLValue(day),
         .text(record.source), SQLValue(record.person),
+        record.summaryDelivered.map { SQLValue($0) } ?? .null,
       ])
     guard let id = inserted.first?.first.map({ SQLValue.integer(Int64($0.int)) }) else {
       return false

@@ -19,6 +19,10 @@ import Spotter
 /// queued (spooling it if the history is away), then stops the thread: the daemon calls it on
 /// SIGTERM, and the spool waits for the next start.
 ///
+/// The writer also keeps live sessions' checkpoints (`checkpoint`: the last of each session
+/// wins, tried once, since the next one replaces it; `whenCheckpointsStored` hears which were
+/// stored) and takes them for a session that resumes one (`claim`), off the caller's thread.
+///
 /// Why bounded: a database that stays unreachable must not grow the daemon's memory without
 /// limit. `capacity` sessions is minutes of a busy daemon's sessions, and a session is a few
 /// kilobytes.
@@ -51,6 +55,9 @@ public final class HistoryWriter: @unchecked Sendable {
   private let condition = NSCondition()
   // Guarded by `condition`:
   private var queue: [HistoryEntry] = []
+  private var checkpoints: [String: Checkpoint] = [:]
+  private var claims: [Claim] = []
+  private var checkpointsStored: @Sendable ([Checkpoint]) -> Void = { _ in }
   private var counters = Counters()
   private var finishing = false
   private var stopped = false
@@ -93,11 +100,20 @@ public final class HistoryWriter: @unchecked Sendable {
     thread.start()
   }
 
-  /// Queues a finished session. Returns false (and reports it) when the queue is full or the
-  /// writer has finished.
+  /// A resume waiting for its checkpoint.
+  private struct Claim {
+    let uid: String
+    let resumer: String
+    let reply: @Sendable (Result<Checkpoint.Claim, HistoryError>) -> Void
+  }
+
+  /// Queues a finished session, under `uid`. Returns false (and reports it) when the queue is
+  /// full or the writer has finished.
   @discardableResult
-  public func submit(_ record: SessionRecord) -> Bool {
-    let entry = HistoryEntry(record)
+  public func submit(_ record: SessionRecord, uid: String = UUID().uuidString.lowercased())
+    -> Bool
+  {
+    let entry = HistoryEntry(record, uid: uid)
     condition.lock()
     guard !finishing, queue.count < capacity else {
       counters.failures += 1
@@ -111,6 +127,44 @@ public final class HistoryWriter: @unchecked Sendable {
     condition.signal()
     condition.unlock()
     return true
+  }
+
+  /// Queues a live session's checkpoint in place of the one it may have waiting. Dropped
+  /// when the writer has finished or `capacity` sessions' checkpoints wait: a checkpoint is
+  /// progress kept in case, and the next one replaces it.
+  public func checkpoint(_ checkpoint: Checkpoint) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !finishing, checkpoints.count < capacity || checkpoints[checkpoint.uid] != nil else {
+      return
+    }
+    checkpoints[checkpoint.uid] = checkpoint
+    condition.signal()
+  }
+
+  /// Hears, on the writer's thread, the checkpoints each write stored.
+  public func whenCheckpointsStored(_ hear: @escaping @Sendable ([Checkpoint]) -> Void) {
+    condition.lock()
+    checkpointsStored = hear
+    condition.unlock()
+  }
+
+  /// Takes the checkpoint of session `uid` for `resumer` (`HistoryStore.claim`); `reply` hears
+  /// what was found, or why the history could not say, on the writer's thread.
+  public func claim(
+    _ uid: String, for resumer: String,
+    reply: @escaping @Sendable (Result<Checkpoint.Claim, HistoryError>) -> Void
+  ) {
+    condition.lock()
+    guard !finishing else {
+      condition.unlock()
+      reply(
+        .failure(HistoryError(.connection, location: "\(location)", "the writer has stopped")))
+      return
+    }
+    claims.append(Claim(uid: uid, resumer: resumer, reply: reply))
+    condition.signal()
+    condition.unlock()
   }
 
   public var current: Counters {
@@ -131,7 +185,9 @@ public final class HistoryWriter: @unchecked Sendable {
   private func run() {
     while true {
       condition.lock()
-      while queue.isEmpty && !finishing && !(spoolHasWork && Date() >= nextSpoolTry) {
+      while queue.isEmpty && checkpoints.isEmpty && claims.isEmpty && !finishing
+        && !(spoolHasWork && Date() >= nextSpoolTry)
+      {
         if spoolHasWork {
           _ = condition.wait(until: nextSpoolTry)
         } else {
@@ -141,12 +197,26 @@ public final class HistoryWriter: @unchecked Sendable {
       let batch = queue
       let finishingNow = finishing
       queue.removeAll(keepingCapacity: true)
+      // A session's checkpoint is no use once the session itself is stored.
+      let ended = Set(batch.map(\.uid))
+      let checkpointBatch = checkpoints.values.filter { !ended.contains($0.uid) }
+      checkpoints.removeAll(keepingCapacity: true)
+      let claimBatch = claims
+      claims.removeAll()
+      let hearStored = checkpointsStored
       let spooledBefore = counters.spooled
       condition.unlock()
       var outcome = Outcome()
       if !batch.isEmpty {
         // Behind what waits in the spool, so the history gets the sessions in order.
         if spooledBefore > 0 { outcome.add(toSpool(batch)) } else { outcome.add(write(batch)) }
+      }
+      if !checkpointBatch.isEmpty, (try? store.save(checkpointBatch)) != nil {
+        hearStored(checkpointBatch)
+      }
+      for claim in claimBatch {
+        claim.reply(
+          Result { () throws(HistoryError) in try store.claim(claim.uid, for: claim.resumer) })
       }
       if outcome.spooled + spooledBefore > 0 && (Date() >= nextSpoolTry || finishingNow) {
         outcome.add(moveSpool())

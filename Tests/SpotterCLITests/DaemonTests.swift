@@ -166,8 +166,16 @@ import Testing
     /// cleanly (the end of the stream).
     var readError: Int32 { lock.withLock { failedRead } }
 
-    /// The event lines as received.
+    /// The event lines as received, without the daemon's own about the session (`session`,
+    /// `checkpoint`), which no other surface sends.
     var lines: [String] {
+      allLines.filter {
+        !$0.hasPrefix(#"{"type":"session","#) && !$0.hasPrefix(#"{"type":"checkpoint","#)
+      }
+    }
+
+    /// Every line as received.
+    var allLines: [String] {
       lock.withLock {
         String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
       }

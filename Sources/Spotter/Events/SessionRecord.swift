@@ -14,16 +14,20 @@ public struct SessionRecord: Equatable, Sendable {
   public var sets: [SetRecord]
   /// Per exercise, as the summary gives them.
   public var totals: [ExerciseTotal]
+  /// Whether the summary reached the client's socket whole (a served stream); nil where no
+  /// client was waiting for it.
+  public var summaryDelivered: Bool?
 
   public init(
     date: Date, source: String, person: String? = nil, sets: [SetRecord] = [],
-    totals: [ExerciseTotal] = []
+    totals: [ExerciseTotal] = [], summaryDelivered: Bool? = nil
   ) {
     self.date = date
     self.source = source
     self.person = person
     self.sets = sets
     self.totals = totals
+    self.summaryDelivered = summaryDelivered
   }
 }
 
@@ -85,6 +89,14 @@ public struct SessionRecorder: Sendable {
   public init(date: Date = Date(), source: String, person: String? = nil) {
     record = SessionRecord(date: date, source: source, person: person)
   }
+
+  /// Goes on from `record`: its sets come first (a session resumed from a checkpoint).
+  public init(continuing record: SessionRecord) {
+    self.record = record
+  }
+
+  /// The set under way (its reps so far), if any.
+  public var underWay: SetRecord? { open }
 
   /// Takes one event; sets close on `exercise_ended`, totals come with the `summary`.
   public mutating func take(_ event: SpotterEvent) {

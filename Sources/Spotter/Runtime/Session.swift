@@ -172,6 +172,10 @@ public final class Session {
   /// The summary so far: per exercise, reps and active seconds.
   public var summary: [ExerciseTotal] { person.summary }
 
+  /// Counts sets the person finished in an earlier session in this one's totals, so that its
+  /// summary covers both: the daemon resuming a session whose own daemon died.
+  public func carry(_ earlier: [SetRecord]) { person.carry(earlier) }
+
   // MARK: batched predictions (one person)
 
   /// A session made with `batchingPredictions` does not run the network inside `push`: when a

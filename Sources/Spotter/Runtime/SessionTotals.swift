@@ -33,6 +33,14 @@ struct SessionTotals {
     totals[index].activeSeconds += max(0, seconds)
   }
 
+  /// Counts sets this person finished in an earlier session (one this session resumes).
+  mutating func carry(_ sets: [SetRecord]) {
+    for set in sets {
+      include(set.exercise)
+      ended(set.exercise, reps: set.count, seconds: set.activeSeconds)
+    }
+  }
+
   mutating func goalReached(_ label: String) {
     let index = totals.firstIndex { $0.name == label }!
     totals[index].goalsReached += 1

@@ -86,6 +86,9 @@ struct SetTracker {
       active: activeLabel.map { ($0, counter?.count ?? 0, lastTime - activeSince) })
   }
 
+  /// Counts sets finished in an earlier session in the totals.
+  mutating func carry(_ sets: [SetRecord]) { totals.carry(sets) }
+
   /// Someone else took the stream over: the engines forget the person they knew at the next
   /// start.
   mutating func takenOver() { enginesKnowAnotherPerson = true }

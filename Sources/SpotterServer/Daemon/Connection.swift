@@ -1,4 +1,5 @@
 import Foundation
+import History
 import Poses
 import RepCounting
 import Spotter
@@ -15,6 +16,9 @@ import Spotter
 final class Connection {
   let descriptor: FileDescriptor
   let name: String
+  /// The connection's number since the daemon started: which connection a history reply is
+  /// for (a descriptor is reused once closed).
+  let serial: Int
   /// Unchecked: the daemon owns its connections and outlives them, and a checked `unowned`
   /// reference pays a reference count on every use, several times a frame.
   unowned(unsafe) let daemon: Daemon
@@ -53,6 +57,41 @@ final class Connection {
   @exclusivity(unchecked) private var streamPerson: String?
   /// The first line that should have been the header and was not, while no header has come.
   @exclusivity(unchecked) private var headerMissingSince: Int?
+  /// The exercises the stream's sessions count (a label without one, `other`, starts no
+  /// counted set).
+  @exclusivity(unchecked) private var catalogue: ExerciseCatalogue?
+
+  /// The session's id, for a stream of one person: its first event, the uid its record is
+  /// stored under, and what a client resumes it by.
+  @exclusivity(unchecked) private(set) var uid: String?
+  /// Resuming (README, "Resuming a session"): the header asked to resume a session, and the
+  /// history has not answered yet. Nothing is read meanwhile; the lines that came with the
+  /// header wait in `heldLines`.
+  @exclusivity(unchecked) private(set) var awaitingClaim = false
+  private var heldLines: [(line: HeldLine, number: Int, kind: LineKind)] = []
+  enum HeldLine {
+    case text([UInt8])
+    case tooLong(Int)
+  }
+  /// The checkpoint resumed, until the first frame after it shows whether the client resent
+  /// the frames after its `t`.
+  private var resumed: Checkpoint?
+  /// Frames up to this time were counted before the resume: resent ones are skipped.
+  @exclusivity(unchecked) private var resendFrom: Double?
+  /// Checkpoints: the stream time a resumed session would count on from (behind every set
+  /// under way, and the backfill horizon behind the stream while none is), when the last was
+  /// taken, what the client was last told, and whether a counted set is under way.
+  @exclusivity(unchecked) private var resumePoint = 0.0
+  @exclusivity(unchecked) private var lastCheckpoint = -Double.infinity
+  @exclusivity(unchecked) private var resumePointTold = -Double.infinity
+  @exclusivity(unchecked) private var countedSetUnderWay = false
+  /// Output bytes so far, appended and written: a record is stored once its summary's bytes
+  /// are written (`summary_delivered`), or when the connection closes without them.
+  @exclusivity(unchecked) private var bytesAppended = 0
+  @exclusivity(unchecked) private var bytesWritten = 0
+  private var undelivered: [(end: Int, uid: String, record: SessionRecord)] = []
+  /// The session is being finished: its last events are never dropped.
+  @exclusivity(unchecked) private var finishing = false
 
   /// The key this client must send in its header (a listener that is not loopback), if any.
   private let token: [UInt8]?
@@ -61,12 +100,13 @@ final class Connection {
   private(set) var refusal: String?
 
   init(
-    descriptor: FileDescriptor, name: String, now: Double, maxLine: Int, daemon: Daemon,
+    descriptor: FileDescriptor, serial: Int, now: Double, maxLine: Int, daemon: Daemon,
     scratch: Scratch, token: [UInt8]? = nil
   ) {
     self.token = token
     self.descriptor = descriptor
-    self.name = name
+    self.serial = serial
+    self.name = "connection \(serial)"
     self.daemon = daemon
     self.scratch = scratch
     lastActivity = now
@@ -94,6 +134,7 @@ final class Connection {
   /// not fill the space offered took everything there was: the socket is not asked again in
   /// this round only to say it is empty.
   func receive(now: Double) {
+    guard wantsInput else { return }
     for _ in 0..<4 {
       do {
         var result = FileDescriptor.ReadResult.wouldBlock
@@ -153,26 +194,38 @@ final class Connection {
     }
     for index in scratch.waiting.indices where refusal == nil {
       let (line, number, kind) = scratch.waiting[index]
+      if awaitingClaim {
+        // The header asked to resume: the lines after it wait for the history's answer.
+        switch line {
+        case .text(let text): heldLines.append((.text(Array(text)), number, kind))
+        case .tooLong(let length): heldLines.append((.tooLong(length), number, kind))
+        }
+        continue
+      }
       if token != nil, !isOpen, kind != .blank {
         refusal = Self.refusal(of: line, token: token!)
         if refusal != nil { break }
       }
       switch line {
       case .text(let text): handle(text, number: number, kind: kind, late: index < keepFrom)
-      case .tooLong(let length):
-        // Counted in the clock, as the file reader does: frames without `t` keep their times.
-        decoder?.skipLine()
-        if !isOpen { headerMissingSince = headerMissingSince ?? number }
-        reportBadLine(
-          PoseFileError(
-            file: name, line: number,
-            message:
-              "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it "
-              + "was skipped"))
+      case .tooLong(let length): skipTooLong(length, number: number)
       }
     }
     scratch.waiting.removeAll(keepingCapacity: true)
     lines.release()
+  }
+
+  /// A line over the limit: named in an error, and skipped.
+  private func skipTooLong(_ length: Int, number: Int) {
+    // Counted in the clock, as the file reader does: frames without `t` keep their times.
+    decoder?.skipLine()
+    if !isOpen { headerMissingSince = headerMissingSince ?? number }
+    reportBadLine(
+      PoseFileError(
+        file: name, line: number,
+        message:
+          "line is \(length) bytes long; the limit is \(lines.maxLineLength) bytes, so it was "
+          + "skipped"))
   }
 
   /// One whole line: a stats command, the header, or a frame (dropped if `late`).
@@ -197,8 +250,17 @@ final class Connection {
     }
     switch decoder!.decode(line, line: number, into: &scratch.frame) {  // in place: it keeps state
     case .frame:
+      if resendFrom != nil, !takeResent(scratch.frame.t) { return }
       daemon.countFrame()
       session!.push(scratch.frame) { send($1, person: $0) }
+      if uid != nil && !countedSetUnderWay
+        && scratch.frame.t - lastCheckpoint >= Daemon.checkpointSeconds
+      {
+        // No counted set under way: the resume point follows the stream, the backfill
+        // horizon behind it (a set recognised later may count reps from that far back).
+        resumePoint = max(resumePoint, scratch.frame.t - daemon.backfillSeconds)
+        checkpoint(at: scratch.frame.t)
+      }
     case .skipped(let error): reportBadLine(error)
     case .end: break
     }
@@ -296,7 +358,7 @@ final class Connection {
   /// a line that is not one is skipped with an error naming it, which says what is wrong with
   /// it as a header, or, for a frame after the first such line, that the stream has no header.
   private func startSession(_ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind) {
-    let header: PoseFileHeader
+    var header: PoseFileHeader
     do {
       header = try PoseFileHeader(line: line, file: name)
     } catch {
@@ -312,6 +374,9 @@ final class Connection {
         PoseFileError(file: name, line: number, message: message + PoseFileHeader.example))
       return
     }
+    header.extra["token"] = nil  // never kept: the decoder's header may be shown
+    let resumeID = Self.resumeID(in: header)
+    header.extra["resume"] = nil
     decoder = PoseLineDecoder(header: header, name: name)
     let goals = Self.goals(in: header)
     if let error = goals.error {
@@ -345,22 +410,174 @@ final class Connection {
           t: nil, line: number, message: "\(error); the classifier chooses the exercises"))
     }
     let count = people.people ?? daemon.configuration.people
+    catalogue = runtime.catalogue
     session =
       exercise.exercise.map { runtime.makeSession(counting: $0, people: count) }
       ?? runtime.makeSession(people: count, batchingPredictions: count == 1)
-    if count == 1 {
-      recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
+    guard count == 1 else {
+      if resumeID != nil {
+        daemon.countError()
+        send(
+          .error(
+            t: nil, line: number,
+            message: "header \"resume\": a stream of several people cannot be resumed; the "
+              + "stream goes on as a new one"))
+      }
+      return
     }
+    recorder = SessionRecorder(source: "spotter serve, \(name)", person: streamPerson)
+    uid = UUID().uuidString.lowercased()
+    daemon.track(self)
+    if let resumeID, daemon.claim(resumeID, for: self) {
+      awaitingClaim = true  // the session event comes with the history's answer
+      return
+    }
+    if resumeID != nil {
+      daemon.countError()
+      send(
+        .error(
+          t: nil, line: number,
+          message: "header \"resume\": this server keeps no history, so it has no session to "
+            + "resume; the stream goes on as a new session"))
+    }
+    write(sessionLine())
+  }
+
+  /// The session a header asks to resume (`"resume": "<id>"`), if any.
+  static func resumeID(in header: PoseFileHeader) -> String? {
+    guard let text = header.extra["resume"] else { return nil }
+    let value = try? JSONSerialization.jsonObject(
+      with: Data(text.utf8), options: .fragmentsAllowed)
+    return (value as? String) ?? text
+  }
+
+  /// The stream's first event: `{"type":"session","session":"<id>"}`, and for a resumed one
+  /// the session it goes on from and the time after which the client resends its frames.
+  private func sessionLine() -> String {
+    var line = "{\"type\":\"session\",\"session\":\(JSONText.quote(uid ?? ""))"
+    if let resumed {
+      line +=
+        ",\"resumed\":\(JSONText.quote(resumed.uid)),\"resend_from\":"
+        + JSONText.number(resumed.t)
+    }
+    return line + "}"
+  }
+
+  /// The history's answer to the header's `resume`: the session goes on from the checkpoint,
+  /// or (with an `error` saying why) as a new one; then the lines that came meanwhile.
+  func claimed(_ answer: Result<Checkpoint.Claim, HistoryError>, asked id: String) {
+    awaitingClaim = false
+    var problem: String?
+    switch answer {
+    case .success(.resumed(let checkpoint)):
+      resumed = checkpoint
+      resendFrom = checkpoint.t
+      resumePoint = checkpoint.t
+      session?.carry(checkpoint.record.sets)
+      var record = checkpoint.record
+      record.person = record.person ?? streamPerson
+      recorder = SessionRecorder(continuing: record)
+    case .success(.resumedAlready(let other)):
+      problem = "session \(id) was resumed already (as \(other)); a session is resumed once"
+    case .success(.finished):
+      problem = "session \(id) has ended and is stored"
+    case .success(.unknown):
+      problem = "there is no session \(id) to resume (expected an id from a \"session\" event)"
+    case .failure(let error):
+      problem = "the history could not be asked for session \(id) (\(error))"
+    }
+    write(sessionLine())
+    if let problem {
+      daemon.countError()
+      send(.error(t: nil, line: nil, message: problem + "; the stream goes on as a new session"))
+    }
+    let held = heldLines
+    heldLines = []
+    for (line, number, kind) in held {
+      switch line {
+      case .text(let bytes):
+        bytes.withUnsafeBufferPointer { handle($0, number: number, kind: kind, late: false) }
+      case .tooLong(let length): skipTooLong(length, number: number)
+      }
+    }
+  }
+
+  /// Whether a frame after a resume is counted: frames up to the checkpoint's time were
+  /// counted before it. The first one counted tells whether the client resent what followed
+  /// the checkpoint; when it did not, the set then under way keeps the checkpoint's reps.
+  private func takeResent(_ t: Double) -> Bool {
+    guard let from = resendFrom, t > from else { return false }
+    resendFrom = nil
+    if let checkpoint = resumed, var set = checkpoint.underWay, let last = set.reps.last,
+      t > from + Daemon.resendSlack
+    {
+      set.end = last.t
+      session?.carry([set])
+      var record = recorder?.record ?? checkpoint.record
+      record.sets.append(set)
+      recorder = SessionRecorder(continuing: record)
+      resumePoint = max(resumePoint, last.t)
+      daemon.countError()
+      send(
+        .error(
+          t: t, line: nil,
+          message: "frames after \(JSONText.number(from)) s were not resent: the "
+            + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
+            + "counting goes on from here"))
+    }
+    resumed = nil
+    return true
+  }
+
+  /// Hands the history the session's progress: its sets so far and the resume point.
+  private func checkpoint(at t: Double) {
+    guard let uid, let recorder else { return }
+    lastCheckpoint = t
+    daemon.checkpoint(
+      Checkpoint(uid: uid, t: resumePoint, record: recorder.record, underWay: recorder.underWay))
+  }
+
+  /// A checkpoint was stored: the client need not keep the frames before its time.
+  func checkpointStored(_ t: Double) {
+    guard isOpen, t > resumePointTold else { return }
+    resumePointTold = t
+    write("{\"type\":\"checkpoint\",\"resend_from\":\(JSONText.number(t))}")
   }
 
   /// Ends the session (if any): the exercise under way, the summary to the client and the
   /// history.
   func finish() {
-    guard let session else { return }
+    guard let session, !awaitingClaim else { return }
+    finishing = true
     session.finish(emit: { send($1, person: $0) }, counters: counters)
-    if let recorder { daemon.record(recorder.record) }
+    finishing = false
+    if let recorder { keep(recorder.record, uid: uid!) }
     self.session = nil
     recorder = nil
+  }
+
+  /// Holds a finished record until its summary's bytes are written (`flush`), or the
+  /// connection closes without them (`close`).
+  private func keep(_ record: SessionRecord, uid: String) {
+    undelivered.append((bytesAppended, uid, record))
+  }
+
+  /// Hands the history the records whose summaries are written, and with `closing`, the rest,
+  /// as not delivered.
+  func storeRecords(closing: Bool = false) {
+    while let first = undelivered.first, closing || first.end <= bytesWritten {
+      undelivered.removeFirst()
+      var record = first.record
+      record.summaryDelivered = first.end <= bytesWritten
+      daemon.record(record, uid: first.uid)
+    }
+  }
+
+  /// Lines are read while the client may send them: not while a resume waits for the history,
+  /// nor while replies to its commands wait beyond twice the output limit (a client sending
+  /// commands faster than it reads the replies is slowed, not answered with silence).
+  var wantsInput: Bool {
+    !inputEnded && !awaitingClaim && output.count < 2 * daemon.configuration.maxPendingOutput
   }
 
   /// Makes the session's due prediction; its events join the output.
@@ -371,17 +588,32 @@ final class Connection {
   func send(_ event: SpotterEvent) {
     recorder?.take(event)
     append(event, person: nil)
+    guard uid != nil else { return }
+    switch event {
+    case .exerciseStarted(_, let exercise, _):
+      countedSetUnderWay = catalogue?.definition(forLabel: exercise) != nil
+    case .rep(let t, _, _, _):
+      checkpoint(at: t)
+    case .exerciseEnded(let t, _, _):
+      countedSetUnderWay = false
+      resumePoint = max(resumePoint, t)
+      checkpoint(at: t)
+    default: break
+    }
   }
 
   /// Writes the event's line into the output (as bytes, with no string made), or counts it
-  /// dropped when the client is that far behind.
+  /// dropped when the client is that far behind. The events that end a session are never
+  /// dropped: the client learns from them what it lost.
   private func append(_ event: SpotterEvent, person: Int?) {
-    guard output.count < daemon.configuration.maxPendingOutput else {
+    guard finishing || output.count < daemon.configuration.maxPendingOutput else {
       counters.droppedEvents! += 1
       return
     }
+    let before = output.count
     event.appendJSON(person: person, to: &output)
     output.append(0x0A)
+    bytesAppended += output.count - before
     hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
@@ -404,30 +636,34 @@ final class Connection {
     let index = personRecorders.firstIndex { $0.id == id }!
     personRecorders[index].recorder.take(event)
     if case .summary = event {
-      daemon.record(personRecorders.remove(at: index).recorder.record)
+      keep(personRecorders.remove(at: index).recorder.record, uid: UUID().uuidString.lowercased())
     }
   }
 
+  /// A reply or a line of the daemon's own (`session`, `checkpoint`): never dropped
+  /// (`wantsInput` bounds how many wait).
   private func write(_ line: String) {
-    guard output.count < daemon.configuration.maxPendingOutput else {
-      counters.droppedEvents! += 1
-      return
-    }
     output.append(contentsOf: line.utf8)
     output.append(0x0A)
+    bytesAppended += line.utf8.count + 1
     hasOutput = true
     daemon.flushAtEndOfRound(self)
   }
 
-  /// Writes what the socket takes now; the rest waits for the next POLLOUT.
+  /// Writes what the socket takes now; the rest waits for the next POLLOUT. Records whose
+  /// summaries are now written go to the history.
   func flush() {
     guard hasOutput else { return }
-    defer { hasOutput = !output.isEmpty }
+    defer {
+      hasOutput = !output.isEmpty
+      if !undelivered.isEmpty { storeRecords() }
+    }
     do {
       while !output.isEmpty && !closed {
         let written = try output.withUnsafeBytes { try descriptor.write($0) }
         guard written > 0 else { return }
         output.removeFirst(written)
+        bytesWritten += written
       }
     } catch {
       closed = true

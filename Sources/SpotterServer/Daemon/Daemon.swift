@@ -2,6 +2,7 @@ import Foundation
 import History
 import RepCounting
 import Spotter
+import Synchronization
 
 /// `spotter serve`: many live streams, one `Session` each, over a Unix socket and/or TCP on
 /// loopback.
@@ -107,6 +108,25 @@ public final class Daemon {
   /// Refused connections not yet closed, each with the time it is closed at the latest
   /// (`refuse`).
   @exclusivity(unchecked) private var refused: [FileDescriptor: Double] = [:]
+  /// What the history writer's thread tells this one, taken each round.
+  private let inbox = Inbox()
+  /// Connections by their session's uid (checkpoints stored are told to them), and those
+  /// waiting for the history's answer to a resume, by serial.
+  @exclusivity(unchecked) private var bySessionID: [String: Connection] = [:]
+  @exclusivity(unchecked) private var awaitingClaims: [Int: Connection] = [:]
+
+  /// Stream seconds between two checkpoints of a session with no counted set under way (one
+  /// is also taken at each rep and at the end of each set).
+  static let checkpointSeconds = 5.0
+  /// How much later than a checkpoint's time the first frame after a resume may come and
+  /// still count as the frames after it resent.
+  static let resendSlack = 1.0
+  /// How far back a set recognised late may count reps (`SessionOptions.historySeconds`):
+  /// a resume point stays this far behind the stream.
+  var backfillSeconds: Double { runtime.options.historySeconds }
+  /// How long SIGTERM gives the summaries to reach their clients before closing.
+  static let drainSeconds = 2.0
+
   struct Stats {
     var connectionsTotal = 0
     var frames = 0
@@ -122,6 +142,48 @@ public final class Daemon {
     // The plan (measured, or read from its cache) before the first client, not in the first
     // round that has a prediction to make.
     _ = runtime.classifier?.plan
+    let inbox = inbox
+    configuration.history?.whenCheckpointsStored { inbox.post(.stored($0)) }
+  }
+
+  /// Messages from the history writer's thread: answers to resumes, checkpoints stored.
+  final class Inbox: Sendable {
+    enum Message: Sendable {
+      case claimed(serial: Int, id: String, Result<Checkpoint.Claim, HistoryError>)
+      case stored([Checkpoint])
+    }
+    private let messages = Mutex<[Message]>([])
+
+    func post(_ message: Message) { messages.withLock { $0.append(message) } }
+
+    /// Every message posted since the last call, oldest first.
+    func take() -> [Message] {
+      messages.withLock { waiting in
+        guard !waiting.isEmpty else { return [] }
+        defer { waiting.removeAll() }
+        return waiting
+      }
+    }
+  }
+
+  /// Hands each message of the history's to its connection.
+  private func readInbox() {
+    for message in inbox.take() {
+      switch message {
+      case .claimed(let serial, let id, let answer):
+        guard let connection = awaitingClaims.removeValue(forKey: serial), isOpen(connection)
+        else { continue }
+        connection.claimed(answer, asked: id)
+        if connection.inputEnded { connection.finish() }
+        flushAtEndOfRound(connection)
+        updateInterest(connection)
+        queueIfDue(connection)
+      case .stored(let checkpoints):
+        for checkpoint in checkpoints {
+          bySessionID[checkpoint.uid]?.checkpointStored(checkpoint.t)
+        }
+      }
+    }
   }
 
   /// Binds the listeners. Throws `SystemError` naming what could not be bound.
@@ -166,6 +228,7 @@ public final class Daemon {
           closeRefused(descriptor)
         }
       }
+      readInbox()
       predictDue()
       flushQueued()
       // Idle connections, looked for once a second: a scan of every connection per round
@@ -183,14 +246,37 @@ public final class Daemon {
         }
       }
     }
-    // Drain: stop accepting, summarise every open session.
+    // Drain: stop accepting, summarise every open session, give the summaries a moment to
+    // reach their clients, then close.
     for listener in listeners { listener.close() }
     if let path = configuration.socketPath { unlink(path) }
+    drain()
     for connection in Array(connections.values) { close(connection) }
     for descriptor in Array(refused.keys) { closeRefused(descriptor) }
     poller.close()
     // What the history writer still holds is written before `run` returns.
     configuration.history?.finish()
+  }
+
+  /// Finishes every session and writes their last events while the clients take them, for
+  /// up to `drainSeconds`.
+  private func drain() {
+    for connection in connections.values {
+      connection.finish()
+      connection.flush()
+    }
+    let deadline = uptime() + Self.drainSeconds
+    while uptime() < deadline {
+      let waiting = connections.values.filter { $0.hasOutput && !$0.closed }
+      guard !waiting.isEmpty else { return }
+      for connection in waiting {
+        poller.set(connection.descriptor, read: false, write: true, adding: false)
+      }
+      guard (try? poller.wait(milliseconds: 50)) != nil else { return }
+      poller.forEachReady { descriptor, readiness in
+        if readiness.writable || readiness.closed { connections[descriptor]?.flush() }
+      }
+    }
   }
 
   /// The shortest time between the starts of two poll rounds: 4 µs per connection, at most
@@ -247,7 +333,7 @@ public final class Daemon {
   /// Tells the poller what the connection waits for, when that changed: lines until its input
   /// ended, and room to write while events wait.
   private func updateInterest(_ connection: Connection) {
-    let interest = (read: !connection.inputEnded, write: connection.hasOutput)
+    let interest = (read: connection.wantsInput, write: connection.hasOutput)
     guard interest != connection.interest else { return }
     connection.interest = interest
     poller.set(connection.descriptor, read: interest.read, write: interest.write, adding: false)
@@ -274,7 +360,9 @@ public final class Daemon {
       connection.finish()
       connection.flush()
     }
-    if connection.closed || (connection.inputEnded && !connection.hasOutput) {
+    if connection.closed
+      || (connection.inputEnded && !connection.hasOutput && !connection.awaitingClaim)
+    {
       close(connection)
     } else {
       updateInterest(connection)
@@ -299,7 +387,7 @@ public final class Daemon {
       stats.connectionsTotal += 1
       poller.set(descriptor, read: true, write: false, adding: true)
       connections[descriptor] = Connection(
-        descriptor: descriptor, name: "connection \(stats.connectionsTotal)", now: now,
+        descriptor: descriptor, serial: stats.connectionsTotal, now: now,
         maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch,
         token: listener == tokenListener ? configuration.token : nil)
     }
@@ -353,9 +441,12 @@ public final class Daemon {
   private func close(_ connection: Connection) {
     connection.finish()
     connection.flush()
+    connection.storeRecords(closing: true)
     poller.remove(connection.descriptor)
     connection.descriptor.close()
     connections[connection.descriptor] = nil
+    if let uid = connection.uid { bySessionID[uid] = nil }
+    awaitingClaims[connection.serial] = nil
   }
 
   /// New sessions get the reloaded definitions; open ones keep theirs. A bad definition keeps
@@ -395,10 +486,28 @@ public final class Daemon {
 
   /// Hands a finished session to the history writer, which stores it off this thread. A
   /// write that fails is counted (`history_errors`) and reported, never dropped silently.
-  func record(_ session: SessionRecord) {
+  func record(_ session: SessionRecord, uid: String) {
     stats.sessionsFinished += 1
-    configuration.history?.submit(session)
+    configuration.history?.submit(session, uid: uid)
   }
+
+  /// The connection's session has an id: checkpoints stored are told to it.
+  func track(_ connection: Connection) {
+    if let uid = connection.uid { bySessionID[uid] = connection }
+  }
+
+  /// Asks the history for the checkpoint of session `id`, for `connection`'s session; the
+  /// answer comes in a later round. False when there is no history to ask.
+  func claim(_ id: String, for connection: Connection) -> Bool {
+    guard let history = configuration.history, let resumer = connection.uid else { return false }
+    awaitingClaims[connection.serial] = connection
+    let (inbox, serial) = (inbox, connection.serial)
+    history.claim(id, for: resumer) { inbox.post(.claimed(serial: serial, id: id, $0)) }
+    return true
+  }
+
+  /// Keeps a live session's progress in the history, off this thread.
+  func checkpoint(_ checkpoint: Checkpoint) { configuration.history?.checkpoint(checkpoint) }
 
   /// The `stats` reply.
   func statsLine() -> String {
