@@ -35,6 +35,28 @@ public struct Checkpoint: Sendable, Equatable {
     case unknown
   }
 
+  /// The session as its checkpoint left it, finished: the set under way ends at its last
+  /// rep, and the totals are the sets' sums. Its summary never reached the client.
+  var lastWord: SessionRecord {
+    var finished = record
+    if var set = underWay, let last = set.reps.last {
+      set.end = last.t
+      finished.sets.append(set)
+    }
+    finished.totals = []
+    for set in finished.sets {
+      if let index = finished.totals.firstIndex(where: { $0.name == set.exercise }) {
+        finished.totals[index].reps += set.count
+        finished.totals[index].activeSeconds += set.activeSeconds
+      } else {
+        finished.totals.append(
+          ExerciseTotal(name: set.exercise, reps: set.count, activeSeconds: set.activeSeconds))
+      }
+    }
+    finished.summaryDelivered = false
+    return finished
+  }
+
   /// The JSON kept in `checkpoints.record`. Metrics that are not numbers (NaN) are `null`.
   var json: String {
     var object: [String: Any] = [
@@ -106,6 +128,30 @@ extension HistoryStore {
             updated_at = excluded.updated_at WHERE checkpoints.resumed_as IS NULL
           """, [.text(checkpoint.uid), .real(checkpoint.t), .text(checkpoint.json), .real(now)])
       }
+    }
+  }
+
+  /// Stores, as finished sessions, the checkpoints of sessions that were neither updated nor
+  /// resumed since `before`: their daemon died and their client never came back. The set
+  /// under way ends at its last rep. Checkpoints resumed before then are forgotten. Returns
+  /// how many were stored; in one transaction, so that of two daemons doing this at once, one
+  /// stores each.
+  @discardableResult
+  public func adoptCheckpoints(before: Date) throws(HistoryError) -> Int {
+    try connection.writing { () throws(HistoryError) -> Int in
+      try connection.query(
+        "DELETE FROM checkpoints WHERE updated_at < ? AND resumed_as IS NOT NULL",
+        [.real(before.timeIntervalSince1970)])
+      let rows = try connection.query(
+        "DELETE FROM checkpoints WHERE updated_at < ? AND resumed_as IS NULL "
+          + "RETURNING uid, t, record", [.real(before.timeIntervalSince1970)])
+      let entries = rows.compactMap { row -> HistoryEntry? in
+        guard let uid = row[0].string,
+          let checkpoint = Checkpoint(uid: uid, t: row[1].double, json: row[2].string ?? "")
+        else { return nil }
+        return HistoryEntry(checkpoint.lastWord, uid: uid)
+      }
+      return try insert(entries)
     }
   }
 

@@ -29,7 +29,8 @@
 ///   `record` (the sets finished by then and the reps of the one under way, as JSON),
 ///   `updated_at` (Unix seconds), `resumed_as` (the uid of the session that resumed it: a
 ///   second resume is refused, and the first session's own record is not stored). A row goes
-///   when the session it ends in is stored.
+///   when its session is stored; a resumed one stays until the resume window has passed, and
+///   one nobody resumed in that window is stored as it was left (`adoptCheckpoints`).
 ///
 /// Why `day` is stored rather than computed: "per day" means the day the person lived, in the
 /// time zone of the machine that recorded it, and a number makes the totals a plain `GROUP BY`

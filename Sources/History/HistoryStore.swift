@@ -117,15 +117,16 @@ public final class HistoryStore {
   }
 
   /// One session's rows, inside the caller's transaction. False when its uid is stored, or
-  /// when another session resumed it (that one holds its sets). Its checkpoint goes, and so
-  /// does the checkpoint it resumed.
+  /// when another session resumed it (that one holds its sets). Its checkpoint goes, unless
+  /// it was resumed: then it stays, so that the session's own record, should its daemon
+  /// still send it, is not stored (`adoptCheckpoints` clears it later).
   private func insert(_ entry: HistoryEntry) throws(HistoryError) -> Bool {
     let record = entry.record
     let uid = SQLValue.text(entry.uid)
     let resumed = try connection.query(
-      "DELETE FROM checkpoints WHERE uid = ? RETURNING resumed_as", [uid])
-    try connection.query("DELETE FROM checkpoints WHERE resumed_as = ?", [uid])
-    if resumed.contains(where: { $0[0] != .null }) { return false }
+      "SELECT 1 FROM checkpoints WHERE uid = ? AND resumed_as IS NOT NULL", [uid])
+    if !resumed.isEmpty { return false }
+    try connection.query("DELETE FROM checkpoints WHERE uid = ?", [uid])
     let day = Self.localDay(of: record.date)
     let inserted = try connection.query(
       """

@@ -51,6 +51,11 @@ public final class HistoryWriter: @unchecked Sendable {
   static let spoolRetryDelays = (first: 1.0, last: 15.0)
   /// Sessions moved from the spool per transaction.
   static let spoolBatch = 64
+  /// How long a checkpoint waits for its session to be resumed: after that, with no news of
+  /// it, the session is stored as its checkpoint left it (`HistoryStore.adoptCheckpoints`).
+  /// Looked for once a minute.
+  public static let resumeWindow = 600.0
+  static let adoptionInterval = 60.0
 
   private let condition = NSCondition()
   // Guarded by `condition`:
@@ -71,6 +76,7 @@ public final class HistoryWriter: @unchecked Sendable {
   private var refusedFromSpool: Set<Int> = []
   private var spoolDelay = HistoryWriter.spoolRetryDelays.first
   private var nextSpoolTry = Date.distantPast
+  private var nextAdoption = Date()
 
   /// Takes over `store` and `spool`: from now on only the writer's thread uses them. Sessions
   /// already in the spool are moved into the history first.
@@ -186,13 +192,9 @@ public final class HistoryWriter: @unchecked Sendable {
     while true {
       condition.lock()
       while queue.isEmpty && checkpoints.isEmpty && claims.isEmpty && !finishing
-        && !(spoolHasWork && Date() >= nextSpoolTry)
+        && !(spoolHasWork && Date() >= nextSpoolTry) && Date() < nextAdoption
       {
-        if spoolHasWork {
-          _ = condition.wait(until: nextSpoolTry)
-        } else {
-          condition.wait()
-        }
+        _ = condition.wait(until: spoolHasWork ? min(nextSpoolTry, nextAdoption) : nextAdoption)
       }
       let batch = queue
       let finishingNow = finishing
@@ -213,6 +215,11 @@ public final class HistoryWriter: @unchecked Sendable {
       }
       if !checkpointBatch.isEmpty, (try? store.save(checkpointBatch)) != nil {
         hearStored(checkpointBatch)
+      }
+      if Date() >= nextAdoption {
+        nextAdoption = Date().addingTimeInterval(Self.adoptionInterval)
+        let before = Date().addingTimeInterval(-Self.resumeWindow)
+        if let adopted = try? store.adoptCheckpoints(before: before) { outcome.written += adopted }
       }
       for claim in claimBatch {
         claim.reply(

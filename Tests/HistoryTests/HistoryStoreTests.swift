@@ -139,8 +139,10 @@ import Testing
     let store = try HistoryStore(.sqlite(path: path))
     try store.append(Self.records.map { HistoryEntry($0) })
     let expected = try store.totals(per: .day)
-    // Back to version 1: no daily totals yet.
+    // Back to version 1: no daily totals, checkpoints or deliveries yet.
     try store.connection.query("DROP TABLE daily_totals", [])
+    try store.connection.query("DROP TABLE checkpoints", [])
+    try store.connection.query("ALTER TABLE sessions DROP COLUMN summary_delivered", [])
     try store.connection.query("DELETE FROM spotter_schema WHERE version > 1", [])
     let migrated = try HistoryStore(.sqlite(path: path))
     #expect(try HistorySchema.version(migrated.connection) == HistorySchema.latest)
@@ -254,6 +256,37 @@ import Testing
     // What is left adds up in the spool's own totals (an operator may read it as a history).
     let totals = try HistoryStore(.sqlite(path: spool.path)).totals(per: .day)
     #expect(totals.map(\.reps) == [3 + 4 + 5])
+  }
+
+  @Test func aCheckpointIsResumedOnceOrStoredWhenNobodyComesForIt() throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    let done = Self.record("squat", reps: 3, daysAgo: 0)
+    var underWay = Self.record("lunge", reps: 2, daysAgo: 0).sets[0]
+    underWay.end = 0
+    let checkpoint = Checkpoint(
+      uid: "a", t: 12.5, record: SessionRecord(date: done.date, source: "s", sets: done.sets),
+      underWay: underWay)
+    try store.save([checkpoint, Checkpoint(uid: "b", t: 1, record: checkpoint.record)])
+    #expect(try store.claim("a", for: "a2") == .resumed(checkpoint))
+    #expect(try store.claim("a", for: "a3") == .resumedAlready(by: "a2"))
+    #expect(try store.claim("zz", for: "a4") == .unknown)
+    // "a2" ends and is stored; "a" itself, sent late by a daemon that was alive after all, is
+    // not: "a2" holds its sets.
+    try store.append([HistoryEntry(done, uid: "a2")])
+    try store.append([HistoryEntry(done, uid: "a")])
+    #expect(try store.sessionCount() == 1)
+    #expect(try store.claim("a", for: "a5") == .resumedAlready(by: "a2"))
+    // Nobody resumed "b", nor updated it: once the resume window is over, it is stored as it
+    // was left, once; and "a"'s checkpoint is forgotten.
+    #expect(try store.adoptCheckpoints(before: Date().addingTimeInterval(1)) == 1)
+    #expect(try store.adoptCheckpoints(before: Date().addingTimeInterval(1)) == 0)
+    #expect(try store.claim("b", for: "b2") == .finished)
+    #expect(try store.claim("a", for: "a6") == .unknown)
+    #expect(try store.sessionCount() == 2)
+    // The adopted session: the set under way ends at its last rep, and counts.
+    let adopted = try #require(try store.recentSessions(limit: 10).first { $0.uid == "b" })
+    #expect(adopted.record.totals.map(\.reps) == [3])
+    #expect(adopted.record.summaryDelivered == false)
   }
 
   static let reports = Mutex<[String]>([])

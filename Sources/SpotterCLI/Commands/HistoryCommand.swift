@@ -278,7 +278,7 @@ enum HistoryText {
       "\"date\":\"\(isoDate(session.record.date))\"",
       "\"source\":\(JSONText.quote(session.record.source))",
       "\"person\":\(session.record.person.map(JSONText.quote) ?? "null")",
-    ]
+    ] + (session.record.summaryDelivered.map { ["\"summary_delivered\":\($0)"] } ?? [])
   }
 
   private static func isoDate(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

@@ -253,12 +253,12 @@ final class Connection {
       if resendFrom != nil, !takeResent(scratch.frame.t) { return }
       daemon.countFrame()
       session!.push(scratch.frame) { send($1, person: $0) }
-      if uid != nil && !countedSetUnderWay
-        && scratch.frame.t - lastCheckpoint >= Daemon.checkpointSeconds
-      {
-        // No counted set under way: the resume point follows the stream, the backfill
+      if uid != nil && scratch.frame.t - lastCheckpoint >= Daemon.checkpointSeconds {
+        // With no counted set under way, the resume point follows the stream, the backfill
         // horizon behind it (a set recognised later may count reps from that far back).
-        resumePoint = max(resumePoint, scratch.frame.t - daemon.backfillSeconds)
+        if !countedSetUnderWay {
+          resumePoint = max(resumePoint, scratch.frame.t - daemon.backfillSeconds)
+        }
         checkpoint(at: scratch.frame.t)
       }
     case .skipped(let error): reportBadLine(error)
