@@ -1,4 +1,5 @@
 import Foundation
+import SpotterServer
 import TestSupport
 import Testing
 
@@ -123,6 +124,44 @@ import Testing
     close(first.fd)
     _ = second.finish()
     #expect(server.stop() == 0)
+  }
+
+  /// A client that reads nothing until it has sent everything loses events beyond the
+  /// server's output limit, predictions first, but not its sets and reps, nor the end of its
+  /// session: the summary says what it lost.
+  @Test func aSlowReaderStillGetsTheEndOfItsSession() throws {
+    let port = try TokenTests.freePort()
+    let server = try Server(extra: ["--port", "\(port)", "--max-output", "16384", "--predictions"])
+    let file = try DaemonTests.recording("squat", reps: 20, seed: 47)
+    let fd = try Socket.connectTCP(port: port)
+    var small: Int32 = 1024  // a small window: the server's writes soon wait for the client
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    let client = Client(connected: fd, read: false)
+    for line in DaemonTests.lines(of: file) { client.send(line) }
+    shutdown(fd, Int32(SHUT_WR))
+    usleep(500_000)
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = read(fd, &buffer, buffer.count)
+      if count <= 0 { break }
+      received += buffer[0..<count]
+    }
+    close(fd)
+    let events = String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap {
+      DaemonTests.object(String($0))
+    }
+    let summary = try #require(events.last)
+    #expect(summary["type"] as? String == "summary")
+    let dropped = try #require(summary["dropped_events"] as? Int)
+    #expect(dropped > 0, "the client read too fast for this test to mean anything")
+    // What was dropped is of the moment: the workout's own events all came.
+    let kinds = events.compactMap { $0["type"] as? String }
+    #expect(kinds.filter { $0 == "rep" }.count == DaemonTests.summary(events)["squat"])
+    #expect(kinds.contains("exercise_started") && kinds.contains("exercise_ended"))
+    #expect(DaemonTests.summary(events)["squat"] ?? 0 >= 18)
+    #expect(server.stop() == 0)
+    #expect(server.records.first?["summary_delivered"] as? Bool == true)
   }
 
   @Test func everyCommandGetsItsReplyHoweverManyComeAtOnce() throws {

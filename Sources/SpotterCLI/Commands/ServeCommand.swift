@@ -37,6 +37,11 @@ enum ServeCommand {
         default: "65536"),
       .value("idle", "SECONDS", "Close connections silent for this long.", default: "60"),
       .value(
+        "max-output", "BYTES",
+        "Events waiting for a client that does not read them; beyond, its events are dropped "
+          + "(dropped_events), never those that end its session nor replies to commands.",
+        default: "1048576"),
+      .value(
         "backlog", "FRAMES",
         "Frames a connection may have waiting; older ones are dropped, so a server that fell "
           + "behind catches up with live streams. 0 keeps every frame (recorded streams).",
@@ -122,6 +127,7 @@ enum ServeCommand {
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
+    configuration.maxPendingOutput = try arguments.int("max-output", range: 1024...(1 << 30))!
     let backlog = try arguments.int("backlog", range: 0...1_000_000)!
     configuration.backlog = backlog == 0 ? nil : backlog
     configuration.exercisesFolder = arguments.string("exercises")

@@ -603,10 +603,14 @@ final class Connection {
   }
 
   /// Writes the event's line into the output (as bytes, with no string made), or counts it
-  /// dropped when the client is that far behind. The events that end a session are never
-  /// dropped: the client learns from them what it lost.
+  /// dropped when the client is that far behind. Past the output limit, the events of the
+  /// moment (predictions, presence, cues, rejected reps) are dropped first; the workout's own
+  /// (sets, reps, goals, errors) up to twice the limit; the events that end the session
+  /// never: the client learns from them what it lost.
   private func append(_ event: SpotterEvent, person: Int?) {
-    guard finishing || output.count < daemon.configuration.maxPendingOutput else {
+    let limit = daemon.configuration.maxPendingOutput
+    guard finishing || output.count < limit || (output.count < 2 * limit && event.isLasting)
+    else {
       counters.droppedEvents! += 1
       return
     }
@@ -728,6 +732,16 @@ final class Connection {
       -> Bool
     {
       count >= text.utf8CodeUnitCount && memcmp(start, text.utf8Start, text.utf8CodeUnitCount) == 0
+    }
+  }
+}
+
+extension SpotterEvent {
+  /// Part of the workout's story (a set, a rep, a goal, an error), not of the moment.
+  fileprivate var isLasting: Bool {
+    switch self {
+    case .prediction, .presence, .cue, .repRejected: false
+    default: true
     }
   }
 }
