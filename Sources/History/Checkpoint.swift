@@ -37,7 +37,7 @@ public struct Checkpoint: Sendable, Equatable {
 
   /// The session as its checkpoint left it, finished: the set under way ends at its last
   /// rep, and the totals are the sets' sums. Its summary never reached the client.
-  var lastWord: SessionRecord {
+  public var lastWord: SessionRecord {
     var finished = record
     if var set = underWay, let last = set.reps.last {
       set.end = last.t

@@ -149,7 +149,7 @@ public final class Daemon {
   /// Messages from the history writer's thread: answers to resumes, checkpoints stored.
   final class Inbox: Sendable {
     enum Message: Sendable {
-      case claimed(serial: Int, id: String, Result<Checkpoint.Claim, HistoryError>)
+      case claimed(serial: Int, id: String, resumer: String, Result<Checkpoint.Claim, HistoryError>)
       case stored([Checkpoint])
     }
     private let messages = Mutex<[Message]>([])
@@ -170,9 +170,16 @@ public final class Daemon {
   private func readInbox() {
     for message in inbox.take() {
       switch message {
-      case .claimed(let serial, let id, let answer):
+      case .claimed(let serial, let id, let resumer, let answer):
         guard let connection = awaitingClaims.removeValue(forKey: serial), isOpen(connection)
-        else { continue }
+        else {
+          // Its client left before the answer came: the sets the claim took are stored as
+          // they were, under the session that took them.
+          if case .success(.resumed(let checkpoint)) = answer {
+            record(checkpoint.lastWord, uid: resumer)
+          }
+          continue
+        }
         connection.claimed(answer, asked: id)
         if connection.inputEnded { connection.finish() }
         flushAtEndOfRound(connection)
@@ -259,13 +266,18 @@ public final class Daemon {
   }
 
   /// Finishes every session and writes their last events while the clients take them, for
-  /// up to `drainSeconds`.
+  /// up to `drainSeconds` (a session waiting for the history's answer to its resume gets it
+  /// first, and is finished then).
   private func drain() {
+    let deadline = uptime() + Self.drainSeconds
+    while !awaitingClaims.isEmpty && uptime() < deadline {
+      readInbox()
+      usleep(10_000)
+    }
     for connection in connections.values {
       connection.finish()
       connection.flush()
     }
-    let deadline = uptime() + Self.drainSeconds
     while uptime() < deadline {
       let waiting = connections.values.filter { $0.hasOutput && !$0.closed }
       guard !waiting.isEmpty else { return }
@@ -502,7 +514,9 @@ public final class Daemon {
     guard let history = configuration.history, let resumer = connection.uid else { return false }
     awaitingClaims[connection.serial] = connection
     let (inbox, serial) = (inbox, connection.serial)
-    history.claim(id, for: resumer) { inbox.post(.claimed(serial: serial, id: id, $0)) }
+    history.claim(id, for: resumer) {
+      inbox.post(.claimed(serial: serial, id: id, resumer: resumer, $0))
+    }
     return true
   }
 
