@@ -67,7 +67,7 @@ mirrored=$("$SPOTTER" eval --annotations "$MIRRORED/annotations.json" --fold "$F
   --weights "$MODEL" --json)
 countix=$("$SPOTTER" eval --annotations "$COUNTIX" --fold "$FOLD/5" --weights "$MODEL" --json)
 synthetic=()
-for view in front side oblique back; do
+for view in front side oblique back floor elevated; do
   set_dir=.build/eval/synthetic/proxy92000-$view
   [ -f "$set_dir/annotations.json" ] ||
     "$SPOTTER" synth --output "$set_dir" --workout random --count 30 --seed 92000 \

@@ -33,7 +33,7 @@ section "The whole runtime: 40 demo workouts from the front (seeds 5001-5040)"
 synth demo5001 --workout demo --camera front --count 40 --seed 5001
 "$SPOTTER" eval --annotations "$DATA/demo5001/annotations.json" --workouts | head -8
 
-for view in front side oblique back any; do
+for view in front side oblique back floor elevated any; do
   section "The whole runtime: 10 random workouts, camera $view (seed 92000)"
   synth "random92000-$view" --workout random --count 10 --seed 92000 --camera "$view"
   "$SPOTTER" eval --annotations "$DATA/random92000-$view/annotations.json" --workouts | head -8
@@ -47,7 +47,7 @@ section "Arm swings from the front (40 people, seed 5003): stray exercises"
 synth swings5003 --workout "rest:4, arm_swings:6, rest:4" --camera front --count 40 --seed 5003
 "$SPOTTER" eval --annotations "$DATA/swings5003/annotations.json" --workouts | grep "where none"
 
-for view in front side oblique back any; do
+for view in front side oblique back floor elevated any; do
   section "Rep engines alone, 200 random workouts, camera $view (seed 110000)"
   synth "reps110000-$view" --workout random --count 200 --seed 110000 --camera "$view"
   "$SPOTTER" eval --annotations "$DATA/reps110000-$view/annotations.json" --reps-only

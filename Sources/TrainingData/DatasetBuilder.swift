@@ -13,7 +13,8 @@ public enum DatasetBuilder {
   /// one of `workers` at a time, and added in order: each draws from its own generator, so the
   /// set is the same for any number of workers.
   public static func synthetic(
-    count: Int, seed: UInt64, labels: [String], stride: Int = 12,
+    count: Int, seed: UInt64, labels: [String], cameras: VirtualCamera.Mix = .any,
+    stride: Int = 12,
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     progress: ((Int) -> Void)? = nil
   ) -> TrainingSet {
@@ -29,7 +30,7 @@ public enum DatasetBuilder {
       nonisolated(unsafe) let slots = drawn
       let first = start
       DispatchQueue.concurrentPerform(iterations: end - start) { offset in
-        slots[offset] = SyntheticWorkout(index: first + offset, from: generator)
+        slots[offset] = SyntheticWorkout(index: first + offset, from: generator, cameras: cameras)
       }
       for index in start..<end {
         add(drawn[index - start]!, labels: labels, stride: stride, group: index, to: &set)
@@ -48,11 +49,12 @@ public enum DatasetBuilder {
     let features: [Float]
     let segments: [Recording.Segment]
 
-    init(index: Int, from generator: SeededGenerator) {
+    init(index: Int, from generator: SeededGenerator, cameras: VirtualCamera.Mix = .any) {
       var recordingGenerator = generator.derived(UInt64(index))
       let plan = WorkoutPlan.random(
         sets: 3 + Int(recordingGenerator.next() % 3), generator: &recordingGenerator)
       var options = RecordingOptions()
+      options.camera = cameras.draw(using: &recordingGenerator)
       options.detector =
         [DetectorModel.light, .normal, .normal, .heavy][Int(recordingGenerator.next() % 4)]
       options.layout =

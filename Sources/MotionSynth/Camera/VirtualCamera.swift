@@ -36,8 +36,64 @@ public struct VirtualCamera: Sendable {
     public static let back = Range(
       azimuth: 160...200, elevation: 0...20, roll: -2...2, framing: 1.1...1.8, fieldOfView: 55...75)
 
+    /// A phone propped on the floor in front of the person, looking up at them from 2–3.5 m.
+    public static let floor = Range(
+      azimuth: -30...30, elevation: -30...(-15), roll: -4...4, framing: 1.0...1.8,
+      fieldOfView: 55...80)
+    /// A camera on a shelf or a wall, looking down from above head height.
+    public static let elevated = Range(
+      azimuth: 0...360, elevation: 35...60, roll: -3...3, framing: 1.1...1.8, fieldOfView: 55...75)
+
+    /// The views `--camera` names.
+    public static let names = ["any", "front", "side", "oblique", "back", "floor", "elevated"]
+
     public static func named(_ name: String) -> Range? {
-      ["any": .any, "front": .front, "side": .side, "oblique": .oblique, "back": .back][name]
+      [
+        "any": .any, "front": .front, "side": .side, "oblique": .oblique, "back": .back,
+        "floor": .floor, "elevated": .elevated,
+      ][name]
+    }
+  }
+
+  /// Where cameras stand across many recordings: ranges, each drawn for its share of them.
+  public struct Mix: Sendable {
+    public var parts: [(share: Double, range: Range)]
+
+    /// Today's training cameras: `Range.any` alone.
+    public static let any = Mix(parts: [(1, .any)])
+    /// Every angle: round the person evenly from the floor to well above the head, with more
+    /// of the views home workouts use: one in three from the front half-circle's middle, one
+    /// in five from a phone on the floor in front.
+    public static let everyAngle = Mix(parts: [
+      (
+        0.45,
+        Range(
+          azimuth: 0...360, elevation: -30...60, roll: -6...6, framing: 0.85...2.4,
+          fieldOfView: 50...85)
+      ),
+      (
+        0.35,
+        Range(
+          azimuth: -45...45, elevation: -10...40, roll: -6...6, framing: 0.85...2.4,
+          fieldOfView: 50...85)
+      ),
+      (0.2, .floor),
+    ])
+
+    public static func named(_ name: String) -> Mix? {
+      ["any": .any, "every-angle": .everyAngle][name]
+    }
+
+    /// One recording's range. A mix of one range draws nothing from `generator`, so the
+    /// recordings it makes are those of the range alone.
+    public func draw(using generator: inout SeededGenerator) -> Range {
+      guard parts.count > 1 else { return parts[0].range }
+      var left = generator.unit() * parts.reduce(0) { $0 + $1.share }
+      for part in parts {
+        left -= part.share
+        if left < 0 { return part.range }
+      }
+      return parts[parts.count - 1].range
     }
   }
 

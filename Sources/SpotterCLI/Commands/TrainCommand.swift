@@ -1,6 +1,7 @@
 import ActionModel
 import ArgumentParsing
 import Foundation
+import MotionSynth
 import Poses
 import Randomness
 import Spotter
@@ -39,6 +40,11 @@ enum TrainCommand {
         "recorded-weight", "X",
         "How much more often a window of an annotated recording is drawn than a synthetic one "
           + "of its class.", default: "1"),
+      .value(
+        "cameras", "MIX",
+        "Where the synthetic workouts' cameras stand: any (round the person, from 10° below "
+          + "to 60° above) or every-angle (from the floor up, more of them in front, a fifth "
+          + "on the floor).", default: "any"),
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
@@ -124,13 +130,19 @@ enum TrainCommand {
     var sources: [String] = []
     if synthetic > 0 {
       let progress = ProgressLine(total: synthetic, unit: "synthesising workout")
-      let set = DatasetBuilder.synthetic(count: synthetic, seed: seed, labels: labels) {
-        progress.advance(to: $0)
+      let name = arguments.string("cameras")!
+      guard let cameras = VirtualCamera.Mix.named(name) else {
+        throw CLIError.usage("--cameras must be any or every-angle", command: command)
       }
+      let set = DatasetBuilder.synthetic(
+        count: synthetic, seed: seed, labels: labels, cameras: cameras
+      ) { progress.advance(to: $0) }
       progress.finish()
       Terminal.error("synthetic: \(set.count) windows from \(synthetic) workouts")
       data.append(contentsOf: set)
-      sources.append("MotionSynth: \(synthetic) synthetic workouts, seed \(seed)")
+      sources.append(
+        "MotionSynth: \(synthetic) synthetic workouts, seed \(seed)"
+          + (name == "any" ? "" : ", cameras \(name)"))
     }
     let variants = try arguments.int("variants", range: 1...100)!
     let fold = try FoldOption.parse(arguments, command: command)

@@ -6,7 +6,10 @@ import MotionSynth
 enum CameraOption {
   static func options(default view: String) -> [Option] {
     [
-      .value("camera", "VIEW", "any, front, side, oblique or back.", default: view),
+      .value(
+        "camera", "VIEW",
+        "any, front, side, oblique, back, floor (a phone on the floor in front, looking up) or "
+          + "elevated (from above head height).", default: view),
       .value(
         "azimuth", "A:B", "Narrow the view to cameras A to B degrees round from the front."),
       .value("elevation", "A:B", "Narrow the view to cameras A to B degrees above the person."),
@@ -15,7 +18,9 @@ enum CameraOption {
 
   static func parse(_ arguments: ParsedArguments, command: Command) throws -> VirtualCamera.Range {
     guard var range = VirtualCamera.Range.named(arguments.string("camera")!) else {
-      throw CLIError.usage("--camera must be any, front, side, oblique or back", command: command)
+      throw CLIError.usage(
+        "--camera must be one of " + VirtualCamera.Range.names.joined(separator: ", "),
+        command: command)
     }
     if let azimuth = try arguments.interval("azimuth", within: -360...360) {
       range.azimuth = azimuth
