@@ -14,7 +14,7 @@ public enum DatasetBuilder {
   /// set is the same for any number of workers.
   public static func synthetic(
     count: Int, seed: UInt64, labels: [String], cameras: VirtualCamera.Mix = .any,
-    stride: Int = 12,
+    rehab: Double = 0, stride: Int = 12,
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     progress: ((Int) -> Void)? = nil
   ) -> TrainingSet {
@@ -30,7 +30,8 @@ public enum DatasetBuilder {
       nonisolated(unsafe) let slots = drawn
       let first = start
       DispatchQueue.concurrentPerform(iterations: end - start) { offset in
-        slots[offset] = SyntheticWorkout(index: first + offset, from: generator, cameras: cameras)
+        slots[offset] = SyntheticWorkout(
+          index: first + offset, from: generator, cameras: cameras, rehab: rehab)
       }
       for index in start..<end {
         add(drawn[index - start]!, labels: labels, stride: stride, group: index, to: &set)
@@ -49,7 +50,13 @@ public enum DatasetBuilder {
     let features: [Float]
     let segments: [Recording.Segment]
 
-    init(index: Int, from generator: SeededGenerator, cameras: VirtualCamera.Mix = .any) {
+    /// - Parameter rehab: the share of workouts done as rehabilitation does them
+    ///   (`ExerciseStyle.rehab`); at 0 nothing more is drawn, so the workouts are those of
+    ///   a recipe without it.
+    init(
+      index: Int, from generator: SeededGenerator, cameras: VirtualCamera.Mix = .any,
+      rehab: Double = 0
+    ) {
       var recordingGenerator = generator.derived(UInt64(index))
       let plan = WorkoutPlan.random(
         sets: 3 + Int(recordingGenerator.next() % 3), generator: &recordingGenerator)
@@ -62,6 +69,7 @@ public enum DatasetBuilder {
       options.extraPartialReps = recordingGenerator.unit() < 0.3 ? 1 : 0
       // Half the people move as people do outside a lab (ExerciseStyle.everyday).
       options.realism = recordingGenerator.unit() < 0.5 ? .everyday : .clean
+      if rehab > 0, recordingGenerator.unit() < rehab { options.realism = .rehab }
       let recording = Recorder.record(plan, options: options, seed: recordingGenerator.next())
       // Per recording, as a pipeline would differ: mirrored sides; no face (Penn Action, and
       // detectors that drop eyes and ears); squashed or stretched (coordinates normalised per

@@ -74,6 +74,26 @@ public struct ExerciseStyle: Sendable {
     return style
   }
 
+  /// A set as rehabilitation does it: slow, controlled and deep (squats and lunges past
+  /// parallel), the arms held forward for balance, steady from rep to rep. Real deep rehab
+  /// squats are what the classifier read as `other` from every side.
+  public static func rehab(using generator: inout SeededGenerator) -> ExerciseStyle {
+    var style = random(using: &generator)
+    style.depth = 1.1 + 0.2 * generator.unit()
+    style.variant = 0  // arms forward, in the exercises where the arms are free
+    style.wobble = 0.5 + 1.5 * generator.unit()
+    style.depthSpread = 0.05
+    return style
+  }
+
+  /// How much slower than the exercise's usual tempo a rehab set goes: 1.4–2.2 times its
+  /// slowest.
+  static func rehabTempo(
+    _ motion: ExerciseMotion, using generator: inout SeededGenerator
+  ) -> Double {
+    motion.tempo.upperBound * (1.4 + 0.8 * generator.unit())
+  }
+
   /// Plain form, for tests that need the textbook movement.
   public static let textbook = ExerciseStyle(
     depth: 1, asymmetry: 0, width: 0.5, lean: 0.5, variant: 0, wobble: 0,

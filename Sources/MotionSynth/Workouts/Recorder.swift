@@ -39,10 +39,11 @@ public struct RecordingOptions: Sendable {
   public var extraPartialReps = 0
   /// How people move: `clean` sets of full reps, `everyday` ones (`ExerciseStyle.everyday`)
   /// with the camera closer, cutting hands or feet off now and then, or sets at `tempo`s from
-  /// 0.45 to 6 s a rep (`SetTempo`), seen by a detector that glitches (`DetectorGlitches`).
+  /// 0.45 to 6 s a rep (`SetTempo`), seen by a detector that glitches (`DetectorGlitches`), or
+  /// as `rehab` does them (`ExerciseStyle.rehab`: slow, deep, arms forward).
   public var realism: Realism = .clean
 
-  public enum Realism: String, Sendable, CaseIterable { case clean, everyday, tempo }
+  public enum Realism: String, Sendable, CaseIterable { case clean, everyday, tempo, rehab }
   /// With the `tempo` realism: the seconds a rep (a set's time ÷ its reps) each set's tempo is
   /// drawn from, to pin a band; nil draws from each exercise's own range.
   public var secondsPerRep: ClosedRange<Double>? = nil
@@ -113,6 +114,12 @@ public enum Recorder {
         return ExerciseSet(
           motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
           tempo: tempo, generator: &generator)
+      case .exercise(let motion, let reps, let partial) where options.realism == .rehab:
+        let style = options.style ?? .rehab(using: &generator)
+        return ExerciseSet(
+          motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
+          secondsPerRep: ExerciseStyle.rehabTempo(motion, using: &generator),
+          generator: &generator)
       case .exercise(let motion, let reps, let partial):
         let style =
           options.style

@@ -40,8 +40,9 @@ enum SynthCommand {
       .value(
         "realism", "KIND",
         "clean (full reps, whole body in view), everyday (shallow sets, pauses, equipment, "
-          + "closer framing) or tempo (0.45 to 6 s a rep, quick sets shallow, slow ones held, "
-          + "tempo changing within a set, a detector that glitches).", default: "clean"),
+          + "closer framing), tempo (0.45 to 6 s a rep, quick sets shallow, slow ones held, "
+          + "tempo changing within a set, a detector that glitches) or rehab (slow, deep, arms "
+          + "held forward).", default: "clean"),
       .value(
         "seconds-per-rep", "A:B",
         "With --realism tempo: draw each set's seconds a rep (its time ÷ its reps) from A…B "
@@ -192,7 +193,8 @@ enum SynthCommand {
     options.origin = origin
     options.extraPartialReps = try arguments.int("partial", range: 0...20)!
     guard let realism = RecordingOptions.Realism(rawValue: arguments.string("realism")!) else {
-      throw CLIError.usage("--realism must be clean, everyday or tempo", command: command)
+      throw CLIError.usage(
+        "--realism must be clean, everyday, tempo or rehab", command: command)
     }
     options.realism = realism
     if arguments.string("seconds-per-rep") != nil {

@@ -45,6 +45,10 @@ enum TrainCommand {
         "Where the synthetic workouts' cameras stand: any (round the person, from 10° below "
           + "to 60° above) or every-angle (from the floor up, more of them in front, a fifth "
           + "on the floor).", default: "any"),
+      .value(
+        "rehab", "X",
+        "Share of the synthetic workouts done as rehabilitation does them: slow, deep, arms "
+          + "held forward.", default: "0"),
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
@@ -134,15 +138,17 @@ enum TrainCommand {
       guard let cameras = VirtualCamera.Mix.named(name) else {
         throw CLIError.usage("--cameras must be any or every-angle", command: command)
       }
+      let rehab = try arguments.double("rehab", range: 0...1)!
       let set = DatasetBuilder.synthetic(
-        count: synthetic, seed: seed, labels: labels, cameras: cameras
+        count: synthetic, seed: seed, labels: labels, cameras: cameras, rehab: rehab
       ) { progress.advance(to: $0) }
       progress.finish()
       Terminal.error("synthetic: \(set.count) windows from \(synthetic) workouts")
       data.append(contentsOf: set)
       sources.append(
         "MotionSynth: \(synthetic) synthetic workouts, seed \(seed)"
-          + (name == "any" ? "" : ", cameras \(name)"))
+          + (name == "any" ? "" : ", cameras \(name)")
+          + (rehab == 0 ? "" : ", \(rehab) of them rehab"))
     }
     let variants = try arguments.int("variants", range: 1...100)!
     let fold = try FoldOption.parse(arguments, command: command)
