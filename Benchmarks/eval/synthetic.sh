@@ -47,6 +47,13 @@ section "Arm swings from the front (40 people, seed 5003): stray exercises"
 synth swings5003 --workout "rest:4, arm_swings:6, rest:4" --camera front --count 40 --seed 5003
 "$SPOTTER" eval --annotations "$DATA/swings5003/annotations.json" --workouts | grep "where none"
 
+section "Other movement from the front, 10 s each (40 people a kind, seed 5003): stray exercises"
+for kind in dancing boxing warm_up_swings phone; do
+  synth "$kind-5003" --workout "rest:4, $kind:10, rest:4" --camera front --count 40 --seed 5003
+  printf '%-16s ' "$kind"
+  "$SPOTTER" eval --annotations "$DATA/$kind-5003/annotations.json" --workouts | grep "where none"
+done
+
 for view in front side oblique back floor elevated any; do
   section "Rep engines alone, 200 random workouts, camera $view (seed 110000)"
   synth "reps110000-$view" --workout random --count 200 --seed 110000 --camera "$view"

@@ -14,7 +14,8 @@ public enum DatasetBuilder {
   /// set is the same for any number of workers.
   public static func synthetic(
     count: Int, seed: UInt64, labels: [String], cameras: VirtualCamera.Mix = .any,
-    rehab: Double = 0, stride: Int = 12,
+    rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic,
+    stride: Int = 12,
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     progress: ((Int) -> Void)? = nil
   ) -> TrainingSet {
@@ -31,7 +32,7 @@ public enum DatasetBuilder {
       let first = start
       DispatchQueue.concurrentPerform(iterations: end - start) { offset in
         slots[offset] = SyntheticWorkout(
-          index: first + offset, from: generator, cameras: cameras, rehab: rehab)
+          index: first + offset, from: generator, cameras: cameras, rehab: rehab, others: others)
       }
       for index in start..<end {
         add(drawn[index - start]!, labels: labels, stride: stride, group: index, to: &set)
@@ -55,11 +56,12 @@ public enum DatasetBuilder {
     ///   a recipe without it.
     init(
       index: Int, from generator: SeededGenerator, cameras: VirtualCamera.Mix = .any,
-      rehab: Double = 0
+      rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic
     ) {
       var recordingGenerator = generator.derived(UInt64(index))
       let plan = WorkoutPlan.random(
-        sets: 3 + Int(recordingGenerator.next() % 3), generator: &recordingGenerator)
+        sets: 3 + Int(recordingGenerator.next() % 3), others: others,
+        generator: &recordingGenerator)
       var options = RecordingOptions()
       options.camera = cameras.draw(using: &recordingGenerator)
       options.detector =

@@ -55,4 +55,21 @@ import Testing
       #expect(rehab.secondsPerRep > ExerciseMotion.squat.tempo.upperBound * 1.3)
     }
   }
+
+  /// Random workouts keep to the classic kinds unless asked: a recipe without the wider set
+  /// draws the workouts it always drew; with it, the new kinds come up.
+  @Test func randomWorkoutsDrawTheNewKindsOnlyWhenAsked() {
+    func kinds(_ others: [OtherActivity.Kind]) -> Set<String> {
+      var found: Set<String> = []
+      for seed in UInt64(1)...300 {
+        var generator = SeededGenerator(seed: seed)
+        for item in WorkoutPlan.random(sets: 5, others: others, generator: &generator).items {
+          if case .other(let kind, _) = item { found.insert(kind.rawValue) }
+        }
+      }
+      return found
+    }
+    #expect(kinds(OtherActivity.Kind.classic) == Set(OtherActivity.Kind.classic.map(\.rawValue)))
+    #expect(kinds(OtherActivity.Kind.allCases) == Set(OtherActivity.Kind.allCases.map(\.rawValue)))
+  }
 }

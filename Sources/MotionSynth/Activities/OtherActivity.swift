@@ -12,6 +12,16 @@ public struct OtherActivity: Activity {
     case sitDownStandUp = "sit_down_stand_up"
     case pickingUp = "picking_up"
     case facingAway = "facing_away"
+    case dancing, boxing
+    case warmUpSwings = "warm_up_swings"
+    case phone
+
+    /// The kinds random workouts drew before the wider set: a recipe that keeps to them
+    /// keeps its bytes.
+    public static let classic: [Kind] = [
+      .standing, .fidgeting, .walking, .armSwings, .stretching, .sitDownStandUp, .pickingUp,
+      .facingAway,
+    ]
   }
 
   public let kind: Kind
@@ -132,6 +142,97 @@ public struct OtherActivity: Activity {
       a.trunkFlexion = 25 * d * (1 - d) * 4 * 0.5
       a.leftUpperArm.flexion = 20 * d
       a.rightUpperArm.flexion = 20 * d
+      return BodyState(articulation: a, yaw: yaw)
+    case .dancing:
+      // A bounce of the knees on every beat (1.6–2.4 a second), arms waving or swaying, a
+      // step to one side and back every two beats, the body turning with it.
+      let beat = 2 * .pi * (1.6 + 0.8 * (rate - 0.6) / 0.8) * t
+      let bounce = (1 - cos(beat)) / 2
+      let step = sin(beat / 2)
+      a.leftThigh = .init(flexion: 15 * bounce, abduction: 8 + 10 * max(0, step))
+      a.rightThigh = .init(flexion: 15 * bounce, abduction: 8 + 10 * max(0, -step))
+      a.leftShin = .init(flexion: -15 * bounce, abduction: 4)
+      a.rightShin = a.leftShin
+      switch style.variant {
+      case 0:  // arms up, waving in turn
+        a.leftUpperArm = .init(flexion: 120 + 40 * sin(beat / 2), abduction: 30)
+        a.rightUpperArm = .init(flexion: 120 - 40 * sin(beat / 2), abduction: 30)
+      case 1:  // elbows bent at the chest, swaying side to side
+        a.leftUpperArm = .init(flexion: 35, abduction: 25 + 20 * step)
+        a.rightUpperArm = .init(flexion: 35, abduction: 25 - 20 * step)
+      default:  // arms swinging low with the steps
+        a.leftUpperArm = .init(flexion: 30 * step + 15, abduction: 15)
+        a.rightUpperArm = .init(flexion: -30 * step + 15, abduction: 15)
+      }
+      let bend = style.variant == 1 ? 80.0 : 20
+      a.leftForearm = .init(flexion: a.leftUpperArm.flexion + bend, abduction: 6)
+      a.rightForearm = .init(flexion: a.rightUpperArm.flexion + bend, abduction: 6)
+      a.trunkTilt = 6 * step + w(0) * 0.3
+      return BodyState(
+        articulation: a, yaw: yaw + 15 * step, ground: (0.2 * step, 0), lift: 0.02 * bounce)
+    case .boxing:
+      // A guard, fists by the chin, knees soft; punches thrown one hand after the other, each
+      // out and back in a quarter of a second, the trunk turning into it.
+      let guardUpper = Articulation.Limb(flexion: 40, abduction: 22)
+      let guardFore = Articulation.Limb(flexion: 165, abduction: 10)
+      let punches = (1.0 + 1.2 * (rate - 0.6) / 0.8) * t
+      let which = Int(punches) % 2
+      let reach = max(0, sin(.pi * min(1, punches.truncatingRemainder(dividingBy: 1) / 0.5)))
+      for arm in [0, 1] {
+        let out = arm == which ? reach : 0
+        let upper = guardUpper.mixed(.init(flexion: 85, abduction: 8), out)
+        let fore = guardFore.mixed(.init(flexion: 88, abduction: 6), out)
+        a.setArm(arm == 0 ? .left : .right, upper: upper, fore: fore)
+      }
+      a.leftThigh = .init(flexion: 12, abduction: 10)
+      a.rightThigh = .init(flexion: 4, abduction: 10)
+      a.leftShin = .init(flexion: -10, abduction: 5)
+      a.rightShin = .init(flexion: -8, abduction: 5)
+      a.trunkFlexion = 8 + w(0) * 0.3
+      return BodyState(articulation: a, yaw: yaw + 20 + (which == 0 ? 12 : -12) * reach)
+    case .warmUpSwings:
+      // Loose swings before a workout, 0.8–1.6 a second: both arms together, forward and back
+      // with the knees bouncing; across the body; or one arm in big circles.
+      let phase = 2 * .pi * (0.8 + 0.8 * (rate - 0.6) / 0.8) * t
+      switch style.variant {
+      case 0:
+        let swing = 55 * sin(phase) + 25
+        a.leftUpperArm = .init(flexion: swing, abduction: 10)
+        a.rightUpperArm = a.leftUpperArm
+        let bounce = (1 - cos(2 * phase)) / 2
+        a.leftThigh = .init(flexion: 20 * bounce, abduction: 6)
+        a.rightThigh = a.leftThigh
+        a.leftShin = .init(flexion: -25 * bounce, abduction: 3)
+        a.rightShin = a.leftShin
+      case 1:
+        a.leftUpperArm = .init(flexion: 70, abduction: 50 * sin(phase) - 10)
+        a.rightUpperArm = .init(flexion: 70, abduction: -50 * sin(phase) - 10)
+      default:
+        let arm: RepTimeline.Side = style.phases[3] < .pi ? .left : .right
+        a.setArm(
+          arm, upper: .init(flexion: 80 + 90 * sin(phase), abduction: 20 + 15 * cos(phase)),
+          fore: .init(flexion: 90 + 90 * sin(phase), abduction: 15 + 15 * cos(phase)))
+      }
+      if style.variant != 2 {
+        a.leftForearm = .init(
+          flexion: a.leftUpperArm.flexion + 15, abduction: a.leftUpperArm.abduction)
+        a.rightForearm = .init(
+          flexion: a.rightUpperArm.flexion + 15, abduction: a.rightUpperArm.abduction)
+      }
+      return BodyState(articulation: a, yaw: yaw)
+    case .phone:
+      // Head down over a phone held at the chest, a thumb scrolling; now and then the other
+      // hand comes up too, and the weight shifts from foot to foot.
+      a.headFlexion = 30 + 3 * w(0)
+      a.rightUpperArm = .init(flexion: 25 + 2 * w(1), abduction: 12)
+      a.rightForearm = .init(flexion: 115 + 3 * sin(2 * .pi * 0.7 * t), abduction: -10)
+      let both = sin(0.4 * t + style.phases[2]) > 0.3
+      a.leftUpperArm = both ? .init(flexion: 25, abduction: 12) : .init(flexion: w(2), abduction: 8)
+      a.leftForearm = both ? .init(flexion: 110, abduction: -15) : .init(flexion: 10, abduction: 6)
+      let shift = sin(0.3 * t + style.phases[4])
+      a.trunkTilt = 3 * shift
+      a.leftThigh = .init(flexion: 0, abduction: 3 + 3 * max(0, shift))
+      a.rightThigh = .init(flexion: 0, abduction: 3 + 3 * max(0, -shift))
       return BodyState(articulation: a, yaw: yaw)
     case .pickingUp:
       let cycle = min(1, t / max(duration, 0.1))

@@ -38,8 +38,12 @@ public struct WorkoutPlan: Sendable, Equatable {
   /// A random workout of `sets` sets with rests and other movement between them, each set one
   /// of `motions` (every exercise by default; the draws are the same whichever list is given,
   /// so a list of all of them draws the workouts the default does).
+  ///
+  /// - Parameter others: the kinds of other movement drawn between sets (`Kind.classic`, the
+  ///   kinds random workouts have always drawn, by default).
   public static func random(
     sets: Int, of motions: [ExerciseMotion] = ExerciseMotion.allCases,
+    others: [OtherActivity.Kind] = OtherActivity.Kind.classic,
     generator: inout SeededGenerator
   ) -> WorkoutPlan {
     precondition(!motions.isEmpty, "WorkoutPlan.random: no exercises to draw from")
@@ -51,8 +55,7 @@ public struct WorkoutPlan: Sendable, Equatable {
       let partial = generator.unit() < 0.25 ? 1 : 0
       items.append(.exercise(motion, reps: 3 + Int(generator.next() % 13), partialReps: partial))
       if index + 1 < sets {
-        let kind = OtherActivity.Kind.allCases[
-          Int(generator.next() % UInt64(OtherActivity.Kind.allCases.count))]
+        let kind = others[Int(generator.next() % UInt64(others.count))]
         items.append(
           generator.unit() < 0.5
             ? .rest(seconds: 3 + 10 * generator.unit())

@@ -49,6 +49,11 @@ enum TrainCommand {
         "rehab", "X",
         "Share of the synthetic workouts done as rehabilitation does them: slow, deep, arms "
           + "held forward.", default: "0"),
+      .value(
+        "others", "SET",
+        "The other movement drawn between synthetic sets: classic (standing, fidgeting, "
+          + "walking, arm swings, stretching, sitting down, picking up, facing away) or wide "
+          + "(also dancing, boxing, warm-up swings and a phone in hand).", default: "classic"),
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
@@ -139,8 +144,16 @@ enum TrainCommand {
         throw CLIError.usage("--cameras must be any or every-angle", command: command)
       }
       let rehab = try arguments.double("rehab", range: 0...1)!
+      let othersName = arguments.string("others")!
+      let others: [OtherActivity.Kind]
+      switch othersName {
+      case "classic": others = OtherActivity.Kind.classic
+      case "wide": others = OtherActivity.Kind.allCases
+      default: throw CLIError.usage("--others must be classic or wide", command: command)
+      }
       let set = DatasetBuilder.synthetic(
-        count: synthetic, seed: seed, labels: labels, cameras: cameras, rehab: rehab
+        count: synthetic, seed: seed, labels: labels, cameras: cameras, rehab: rehab,
+        others: others
       ) { progress.advance(to: $0) }
       progress.finish()
       Terminal.error("synthetic: \(set.count) windows from \(synthetic) workouts")
@@ -148,7 +161,8 @@ enum TrainCommand {
       sources.append(
         "MotionSynth: \(synthetic) synthetic workouts, seed \(seed)"
           + (name == "any" ? "" : ", cameras \(name)")
-          + (rehab == 0 ? "" : ", \(rehab) of them rehab"))
+          + (rehab == 0 ? "" : ", \(rehab) of them rehab")
+          + (othersName == "classic" ? "" : ", \(othersName) other movement"))
     }
     let variants = try arguments.int("variants", range: 1...100)!
     let fold = try FoldOption.parse(arguments, command: command)
