@@ -9,7 +9,9 @@
 #     each then shows (a `left` clip mirrored faces right);
 #   - Countix-Fitness: clip accuracy (both halves' videos of the fold);
 #   - synthetic clip accuracy by camera: 30 random workouts a view (seed 92000, drawn once into
-#     .build/eval/synthetic), clips of 3 s or more.
+#     .build/eval/synthetic), clips of 3 s or more;
+#   - other movement from the front (arm swings, dancing, boxing, warm-up swings, a phone in
+#     hand; 40 people a kind, seed 5003): exercises started where none was.
 # Without RECIPE it trains nothing and scores MODEL as it is (for example a full fold of
 # `make folds`, .build/folds/fold-0.spotter, to set the proxy's figures beside the full run's).
 #   Benchmarks/eval/proxy.sh SPOTTER DATA FOLD MODEL [RECIPE...]
@@ -75,6 +77,15 @@ for view in front side oblique back floor elevated; do
   synthetic+=("$view" "$("$SPOTTER" eval --annotations "$set_dir/annotations.json" \
     --weights "$MODEL" --min-clip-seconds 3 --json)")
 done
+strays=()
+for kind in arm_swings dancing boxing warm_up_swings phone; do
+  set_dir=.build/eval/synthetic/$kind-5003
+  [ -f "$set_dir/annotations.json" ] ||
+    "$SPOTTER" synth --output "$set_dir" --workout "rest:4, $kind:10, rest:4" --camera front \
+      --count 40 --seed 5003 >/dev/null
+  strays+=("$kind $("$SPOTTER" eval --annotations "$set_dir/annotations.json" --weights "$MODEL" \
+    --workouts --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["stray_exercises"])')")
+done
 finished=$(date +%s)
 
 python3 - "$PENN" "$MIRRORED/annotations.json" "$FOLD" "$penn" "$mirrored" "$countix" \
@@ -109,5 +120,7 @@ print(f"Countix, fold {fold}: {share(countix)} of videos, "
 print("Synthetic clips by camera (30 random workouts each, seed 92000): " + ", ".join(
     f"{view} {share(report)}" for view, report in synthetic.items()))
 EOF
+echo "Other movement from the front, 40 people a kind (seed 5003), recordings in which an exercise started: $(
+  IFS=,; echo "${strays[*]}" | sed 's/,/, /g')"
 echo "Time: training $((trained - started)) s, scoring $((finished - trained)) s, on $(
   lscpu | sed -n 's/^Model name: *//p')."
