@@ -78,6 +78,9 @@ final class Connection {
   private var resumed: Checkpoint?
   /// Frames up to this time were counted before the resume: resent ones are skipped.
   @exclusivity(unchecked) private var resendFrom: Double?
+  /// The client is resending the frames after a resume: none is dropped as late until a
+  /// round finds no more than the backlog waiting.
+  @exclusivity(unchecked) private var replaying = false
   /// Checkpoints: the stream time a resumed session would count on from (behind every set
   /// under way, and the backfill horizon behind the stream while none is), when the last was
   /// taken, what the client was last told, and whether a counted set is under way.
@@ -190,6 +193,11 @@ final class Connection {
       where scratch.waiting[index].kind == .frame {
         framesSeen += 1
         if framesSeen <= backlog { keepFrom = index }
+      }
+      // A resumed stream's resent frames are not late: all are kept until it has caught up.
+      if replaying {
+        if framesSeen <= backlog { replaying = false }
+        keepFrom = 0
       }
     }
     for index in scratch.waiting.indices where refusal == nil {
@@ -472,6 +480,7 @@ final class Connection {
     case .success(.resumed(let checkpoint)):
       resumed = checkpoint
       resendFrom = checkpoint.t
+      replaying = true
       resumePoint = checkpoint.t
       session?.carry(checkpoint.record.sets)
       var record = checkpoint.record
