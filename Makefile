@@ -83,7 +83,7 @@ test: test-deps
 # which terminates TLS, share one PostgreSQL; 300 clients stream through the balancer over TLS;
 # PostgreSQL is stopped for 30 s while sessions end; every session must be stored once. As root,
 # each part runs on a host of its own (network namespaces, removed at the end). About 90 s;
-# `make test` runs the same check with a few clients and no pause.
+# `make test` runs the same check with a few clients and a 4 s pause.
 fleet-check: test-deps release-spotter
 	$(SWIFT) build -c release --product spotter-bench
 	$(RELEASE_BIN)/spotter-bench fleet --clients 300 --daemons 3 --postgres-pause 30
