@@ -1,7 +1,8 @@
 # Spotter: set-up and the main jobs. Each target first installs what a fresh Debian machine
 # lacks, through apt-get, only when it is missing: OpenBLAS, SQLite and libpq (found by
-# pkg-config) to build; for the tests also the sqlite3 program, PostgreSQL and HAProxy, which
-# the history's tests start on loopback in folders of their own (never as system services),
+# pkg-config) to build; for the tests also the sqlite3 program, PostgreSQL, HAProxy and stunnel,
+# which the history's and the fleet's tests start in folders of their own (never as system
+# services), openssl and iproute2's ip, which give the fleet check a certificate and hosts,
 # espeak-ng, which speaks the cues (also for demo-speech), and Python's venv and opencv-doc's
 # videos for spotter video (also for make video).
 
@@ -39,7 +40,8 @@ PYTHON_DEPS = "python3 -c 'import venv, ensurepip'=python3-venv"
 OPENCV_DOC_DEPS = "dpkg -L opencv-doc=opencv-doc"
 TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client" \
 	"ls /usr/lib/postgresql/*/bin/initdb=postgresql" \
-	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" $(SPEECH_DEPS) $(PYTHON_DEPS) \
+	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" "command -v stunnel4=stunnel4" \
+	"command -v openssl=openssl" "command -v ip=iproute2" $(SPEECH_DEPS) $(PYTHON_DEPS) \
 	$(OPENCV_DOC_DEPS)
 
 deps:
@@ -77,12 +79,14 @@ demo-speech: release-spotter speech-deps
 test: test-deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing
 
-# The fleet recipe (README, "A fleet"), checked at full size: two daemons behind HAProxy share
-# one PostgreSQL; 200 clients stream through the balancer and every session must be stored
-# once. About two minutes; `make test` runs the same check with a few clients.
+# The fleet recipe (README, "A fleet"), checked at full size: three daemons behind HAProxy,
+# which terminates TLS, share one PostgreSQL; 300 clients stream through the balancer over TLS;
+# PostgreSQL is stopped for 30 s while sessions end; every session must be stored once. As root,
+# each part runs on a host of its own (network namespaces, removed at the end). About 90 s;
+# `make test` runs the same check with a few clients and a 4 s pause.
 fleet-check: test-deps release-spotter
 	$(SWIFT) build -c release --product spotter-bench
-	$(RELEASE_BIN)/spotter-bench fleet --clients 200
+	$(RELEASE_BIN)/spotter-bench fleet --clients 300 --daemons 3 --postgres-pause 30
 
 # The house format (.swift-format): what `make format` writes, checked without writing; and
 # every import of one of the package's modules declared in Package.swift (.ci/check-imports).

@@ -1,15 +1,15 @@
 import ArgumentParsing
 import Foundation
-import SpotterServer
 import TestSupport
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Debian's PostgreSQL and HAProxy, started on loopback for a check or a benchmark, each with
-/// its own folder, and stopped afterwards. Nothing outside the folder is touched: no system
-/// service, no system data directory. `make test-deps` installs the programs.
+/// Debian's PostgreSQL and HAProxy, started for a check or a benchmark (on loopback, or on a
+/// `Host` of the check's own network), each with its own folder, and stopped afterwards.
+/// Nothing outside the folder is touched: no system service, no system data directory.
+/// `make test-deps` installs the programs.
 enum LocalServers {
   /// `spotter-bench postgres`: a server for the tests, for as long as they keep its standard
   /// input open (a test process that dies closes it, and the server stops with it).
@@ -35,13 +35,14 @@ enum LocalServers {
     let description: String
   }
 
-  /// Runs a program to its end; throws with its output when it fails.
+  /// Runs a program to its end and returns its output (standard output and error); throws
+  /// with that output when it fails.
   ///
   /// By `posix_spawn` and `waitpid`, not `Process`: Foundation's `Process` learns that a
   /// child ended from a descriptor the child inherits, and a server the program leaves
   /// running (`pg_ctl start`) would hold that open, so `waitUntilExit` would never return.
   /// For the same reason the output goes to a file, not a pipe.
-  static func run(_ arguments: [String]) throws {
+  @discardableResult static func run(_ arguments: [String]) throws -> String {
     let path = NSTemporaryDirectory() + "spotter-bench-run-\(getpid())-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: path) }
     var actions = posix_spawn_file_actions_t()
@@ -62,12 +63,13 @@ enum LocalServers {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let exited = status & 0x7F == 0
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     guard exited && (status >> 8) & 0xFF == 0 else {
-      let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
       throw Failure(
         description: "\(arguments.joined(separator: " ")) "
           + (exited ? "exited with \((status >> 8) & 0xFF)" : "was killed") + ": \(text)")
     }
+    return text
   }
 
   /// A TCP port on 127.0.0.1 that nothing listens on now.
@@ -78,17 +80,40 @@ enum LocalServers {
     return port
   }
 
-  /// Waits until something accepts connections on the port (up to `seconds`).
-  static func waitForPort(_ port: UInt16, seconds: Double) throws {
+  /// Waits until something accepts connections at `address`:`port` (up to `seconds`).
+  static func waitForPort(_ port: UInt16, at address: String = "127.0.0.1", seconds: Double)
+    throws
+  {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
-      if let fd = try? Socket.connectTCP(port: port) {
+      if let fd = connect(to: address, port: port) {
         close(fd)
         return
       }
       usleep(50_000)
     }
-    throw Failure(description: "nothing accepted connections on 127.0.0.1:\(port) in \(seconds) s")
+    throw Failure(
+      description: "nothing accepted connections on \(address):\(port) in \(seconds) s")
+  }
+
+  /// A blocking TCP connection to an IPv4 `address`:`port`, or nil when none is made.
+  static func connect(to address: String, port: UInt16) -> Int32? {
+    var socketAddress = sockaddr_in()
+    socketAddress.sin_family = sa_family_t(AF_INET)
+    socketAddress.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else { return nil }
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    let connected = withUnsafePointer(to: &socketAddress) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      return nil
+    }
+    return fd
   }
 
   /// The first of `paths` that exists and can be run.
@@ -103,21 +128,24 @@ enum LocalServers {
   }
 }
 
-/// A PostgreSQL server of its own: `initdb` into `folder/data`, listening on 127.0.0.1 at a
-/// free port (and a Unix socket in `folder`), trust authentication for the user `spotter`.
-/// As root it runs as the `postgres` user, since PostgreSQL refuses to run as root. Durability
-/// is off (`fsync=off`): a throwaway server for checks, not for keeping data.
+/// A PostgreSQL server of its own: `initdb` into `folder/data`, listening on its host's address
+/// (127.0.0.1 at a free port, or a host of the check's network at 5432) and on a Unix socket in
+/// `folder`, trust authentication for the user `spotter` from loopback and from `clients` (an
+/// address range). As root it runs as the `postgres` user, since PostgreSQL refuses to run as
+/// root. Durability is off (`fsync=off`): a throwaway server for checks, not for keeping data.
 final class LocalPostgres {
   let folder: String
+  let host: Host
   let port: UInt16
-  /// `postgresql://spotter@127.0.0.1:PORT/postgres`
+  /// `postgresql://spotter@ADDRESS:PORT/postgres`
   let url: String
   private let binaries: String
   private let asOwner: [String]
-  /// `pg_ctl stop`, as the server's owner.
+  /// `pg_ctl start` on its host, and `pg_ctl stop`, as the server's owner.
+  private let startCommand: [String]
   private let stopCommand: [String]
 
-  init(folder: String) throws {
+  init(folder: String, host: Host = .loopback("db"), clients: String? = nil) throws {
     let versions =
       ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
       .compactMap(Int.init).sorted(by: >)
@@ -138,70 +166,93 @@ final class LocalPostgres {
         initdb, "-D", folder + "/data", "-U", "spotter", "-A", "trust", "-E", "UTF8",
         "--no-sync",
       ])
-    port = try LocalServers.freePort()
-    try LocalServers.run(
-      asOwner + [
+    if let clients {
+      let rules = folder + "/data/pg_hba.conf"
+      let text = try String(contentsOfFile: rules, encoding: .utf8)
+      try (text + "host all all \(clients) trust\n").write(
+        toFile: rules, atomically: false, encoding: .utf8)
+    }
+    self.host = host
+    port = try host.port(5432)
+    startCommand =
+      host.launcher + asOwner + [
         binaries + "/pg_ctl", "-D", folder + "/data", "-l", folder + "/server.log", "-w",
         "-o",
-        "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-p \(port) -k \(folder) -c listen_addresses=\(host.address) -c fsync=off "
           + "-c max_connections=100",
         "start",
-      ])
-    url = "postgresql://spotter@127.0.0.1:\(port)/postgres"
+      ]
+    try LocalServers.run(startCommand)
+    url = "postgresql://spotter@\(host.address):\(port)/postgres"
     let stopCommand =
       asOwner + [binaries + "/pg_ctl", "-D", folder + "/data", "-m", "fast", "-w", "stop"]
     self.stopCommand = stopCommand
-    ChildProcesses.atStop(folder) { try? LocalServers.run(stopCommand) }
+    ChildProcesses.atStop(folder) { _ = try? LocalServers.run(stopCommand) }
   }
+
+  /// Stops the server (`pg_ctl stop -m fast`: open connections are ended) until `resume()`.
+  func pause() throws { try LocalServers.run(stopCommand) }
+
+  /// Starts the server again, on the same address and data.
+  func resume() throws { try LocalServers.run(startCommand) }
 
   /// A new, empty database on this server; returns its URL.
   func createDatabase(_ name: String) throws -> String {
     try LocalServers.run([
-      "/usr/bin/psql", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "spotter", "-d",
+      "/usr/bin/psql", "-q", "-h", host.address, "-p", "\(port)", "-U", "spotter", "-d",
       "postgres", "-c", "CREATE DATABASE \(name)",
     ])
-    return "postgresql://spotter@127.0.0.1:\(port)/\(name)"
+    return "postgresql://spotter@\(host.address):\(port)/\(name)"
   }
 
   func stop() {
     ChildProcesses.forget(folder)
-    try? LocalServers.run(stopCommand)
+    _ = try? LocalServers.run(stopCommand)
   }
 }
 
-/// HAProxy in TCP mode on 127.0.0.1 at a free port, spreading connections over `backends`
-/// (ports on 127.0.0.1) by fewest connections, with a health check that takes a stopped daemon
-/// out of the rotation. The configuration is the README's fleet recipe.
+/// HAProxy in TCP mode on its host (127.0.0.1 at a free port, or a host of the check's network
+/// at 7300), spreading connections over `backends` by fewest connections, with a health check
+/// that takes a stopped daemon out of the rotation; with a `certificate` (certificate and key in
+/// one file), it terminates TLS and forwards plain TCP. The configuration is the README's fleet
+/// recipe.
 final class LocalHAProxy {
+  let host: Host
   let port: UInt16
-  private let process = Process()
+  private let process: Process
 
-  init(folder: String, backends: [UInt16]) throws {
+  init(
+    folder: String, host: Host = .loopback("lb"), backends: [(address: String, port: UInt16)],
+    certificate: String? = nil
+  ) throws {
     let haproxy = try LocalServers.program(
       "HAProxy", in: ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"],
       install: "haproxy")
-    port = try LocalServers.freePort()
-    let configuration = Self.configuration(port: port, backends: backends)
+    self.host = host
+    port = try host.port(7300)
+    let configuration = Self.configuration(
+      bind: "\(host.address):\(port)", backends: backends.map { "\($0.address):\($0.port)" },
+      certificate: certificate)
     let path = folder + "/haproxy.cfg"
     try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-    process.executableURL = URL(fileURLWithPath: haproxy)
-    process.arguments = ["-f", path, "-db"]
+    process = host.process([haproxy, "-f", path, "-db"])
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try ChildProcesses.run(process)
-    try LocalServers.waitForPort(port, seconds: 10)
+    try LocalServers.waitForPort(port, at: host.address, seconds: 10)
   }
 
-  static func configuration(port: UInt16, backends: [UInt16]) -> String {
+  static func configuration(bind: String, backends: [String], certificate: String?) -> String {
     var lines = [
       "global", "  maxconn 4000", "defaults", "  mode tcp", "  timeout connect 5s",
       // A workout is a long, mostly one-way stream: hours, not seconds, of silence allowed.
       "  timeout client 2h", "  timeout server 2h",
-      "frontend spotter", "  bind 127.0.0.1:\(port)", "  default_backend daemons",
+      "frontend spotter", "  bind \(bind)" + (certificate.map { " ssl crt \($0)" } ?? ""),
+      "  default_backend daemons",
       "backend daemons", "  balance leastconn",
     ]
     for (index, backend) in backends.enumerated() {
-      lines.append("  server daemon\(index + 1) 127.0.0.1:\(backend) check inter 1s")
+      lines.append("  server daemon\(index + 1) \(backend) check inter 1s")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -32,6 +32,12 @@ enum ServeLoad {
     var history: String?
     /// Stream to a server (or a balancer) already on 127.0.0.1:port instead of starting one.
     var port: UInt16?
+    /// Or connect each client with this (the fleet's TLS tunnel).
+    var connect: (() throws -> Int32)?
+    /// Sent in each client's header beside its name, when given (`"token":"…"`).
+    var token: String?
+    /// Given the workouts just before the clients connect (the fleet times its pause by them).
+    var streaming: ([Workout]) -> Void = { _ in }
 
     /// The options the serve and fleet commands share: `clients`, `workouts`, `plan` and
     /// `weights`, with the `spotter` built next to this benchmark.
@@ -97,10 +103,12 @@ enum ServeLoad {
       "serve load: \(options.clients) clients, \(options.workouts) workouts of "
         + String(format: "%.0f–%.0f s", seconds.min()!, seconds.max()!)
         + " at 30 fps ('\(options.plan)')")
-    if let port = options.port {
+    options.streaming(workouts)
+    if let connect = options.connect
+      ?? options.port.map({ port in { try Socket.connectTCP(port: port) } })
+    {
       let outcome = try stream(
-        workouts, clients: options.clients, connect: { try Socket.connectTCP(port: port) },
-        server: nil)
+        workouts, clients: options.clients, connect: connect, server: nil, token: options.token)
       return (outcome, workouts)
     }
     let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
@@ -139,7 +147,8 @@ enum ServeLoad {
   /// Connects the clients (their starts spread over the first second, as cameras would) and
   /// streams every workout at its own pace until each client has its summary, or the deadline.
   static func stream(
-    _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?
+    _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?,
+    token: String? = nil
   ) throws -> Outcome {
     let begin = now()
     var clients: [Client] = []
@@ -150,7 +159,7 @@ enum ServeLoad {
       var client = Client(
         fd: fd, workout: workout, start: begin + Double(index) / Double(count),
         sentAt: Array(repeating: -1, count: workouts[workout].times.count))
-      client.outgoing = named(workouts[workout].lines[0], client: clientName(index))
+      client.outgoing = named(workouts[workout].lines[0], client: clientName(index), token: token)
       clients.append(client)
     }
     let cpuBefore = server.map { cpuSeconds($0.processIdentifier) } ?? 0
@@ -185,10 +194,11 @@ enum ServeLoad {
   /// What client `index` calls itself in its header.
   static func clientName(_ index: Int) -> String { "load-\(getpid())-\(index)" }
 
-  /// The header line with a `client` key added.
-  static func named(_ header: [UInt8], client: String) -> [UInt8] {
+  /// The header line with a `client` key added, and a `token` key when one is given.
+  static func named(_ header: [UInt8], client: String, token: String? = nil) -> [UInt8] {
     guard let close = header.lastIndex(of: UInt8(ascii: "}")) else { return header }
-    return Array(header[..<close]) + Array(",\"client\":\"\(client)\"}\n".utf8)
+    let token = token.map { ",\"token\":\"\($0)\"" } ?? ""
+    return Array(header[..<close]) + Array(",\"client\":\"\(client)\"\(token)}\n".utf8)
   }
 
   /// Every frame whose time has come joins the outgoing bytes; once all are sent, the client
