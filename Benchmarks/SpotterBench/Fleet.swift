@@ -32,6 +32,10 @@ enum Fleet {
         "postgres-pause", "SECONDS",
         "Stop PostgreSQL this long while sessions end, then start it again (0: never).",
         default: "0"),
+      .value(
+        "kill-daemon", "SHARE",
+        "SIGKILL the first daemon this share of the way through the workouts and start it "
+          + "again; its clients resume through the balancer (0: never).", default: "0"),
     ],
     discussion: """
       As root (with iproute2's ip), each part runs on a host of its own: a network namespace
@@ -42,7 +46,8 @@ enum Fleet {
     run: { arguments in
       return try run(
         try ServeLoad.Options(arguments), daemons: try arguments.int("daemons", range: 1...16)!,
-        pause: try arguments.double("postgres-pause", range: 0...3600)!) ? 0 : 1
+        pause: try arguments.double("postgres-pause", range: 0...3600)!,
+        killAt: try arguments.double("kill-daemon", range: 0...0.95)!) ? 0 : 1
     })
 
   /// Where each part runs: on hosts of their own, or all on loopback.
@@ -69,7 +74,9 @@ enum Fleet {
   /// state.
   static func folder(of pid: Int32) -> String { NSTemporaryDirectory() + "spotter-fleet-\(pid)" }
 
-  static func run(_ options: ServeLoad.Options, daemons count: Int, pause: Double) throws -> Bool {
+  static func run(
+    _ options: ServeLoad.Options, daemons count: Int, pause: Double, killAt: Double = 0
+  ) throws -> Bool {
     for pid in HostNetwork.removeLeftovers() {
       try? FileManager.default.removeItem(atPath: folder(of: pid))
       print("fleet: removed what a killed run (pid \(pid)) left: namespaces, links, folder")
@@ -151,9 +158,16 @@ enum Fleet {
     var load = options
     load.connect = tunnel.connect
     load.token = token
-    load.streaming = { if pause > 0 { postgresPause.schedule($0, clients: options.clients) } }
+    let crash = DaemonCrash(daemons[0], at: killAt)
+    defer { _ = crash.wait() }
+    load.resume = true
+    load.streaming = { workouts in
+      if pause > 0 { postgresPause.schedule(workouts, clients: options.clients) }
+      if killAt > 0 { crash.schedule(workouts) }
+    }
     let (outcome, workouts) = try ServeLoad.load(load)
     let away = postgresPause.wait()
+    let crashed = crash.wait()
     let caughtUp = waitForHistory(daemons, seconds: max(60, 2 * pause))
     let finals = daemons.map { $0.stats() }
     let exits = daemons.map { $0.stop() }
@@ -166,6 +180,7 @@ enum Fleet {
           format: "PostgreSQL away            %.0f s from %.1f s: %d sessions ended meanwhile",
           pause, away.stoppedAt, away.endedWhileAway) + (away.failure.map { " (\($0))" } ?? ""))
     }
+    let resumedEqual = killAt > 0 ? resumed(outcome, workouts: workouts, crash: crashed) : true
     let errors = finals.reduce(0) { $0 + ($1["history_errors"] as? Int ?? 0) }
     print("history errors (daemons)   \(errors)")
     if exits.contains(where: { $0 != 0 }) {
@@ -173,9 +188,33 @@ enum Fleet {
     }
     let stored = try check(outcome, history: postgres.url)
     let passed =
-      stored && refused && caughtUp && away.failure == nil && exits.allSatisfy { $0 == 0 }
+      stored && refused && caughtUp && away.failure == nil && resumedEqual
+      && exits.allSatisfy { $0 == 0 }
     print("fleet check                \(passed ? "passed" : "FAILED")")
     return passed
+  }
+
+  /// Prints how the killed daemon's clients fared, and returns whether at least 99% of those
+  /// that resumed ended with the counts of an uninterrupted run (the same lines in-process).
+  static func resumed(
+    _ outcome: ServeLoad.Outcome, workouts: [ServeLoad.Workout], crash: DaemonCrash.Report
+  ) -> Bool {
+    let resumed = outcome.clients.enumerated().filter { $0.element.resumes > 0 }
+    let equal = resumed.filter { $0.element.summary == workouts[$0.element.workout].inProcess }
+    print(
+      String(
+        format: "daemon killed               at %.1f s with %d sessions open%@", crash.killedAt,
+        crash.sessions, crash.failure.map { " (restart failed: \($0))" } ?? ""))
+    print(
+      "resumed = uninterrupted     \(equal.count) of \(resumed.count) clients that resumed "
+        + "(\(resumed.reduce(0) { $0 + $1.element.resumes }) resumes)")
+    for (index, client) in resumed where client.summary != workouts[client.workout].inProcess {
+      print(
+        "  \(ServeLoad.clientName(index)): \(client.summary.map { "\($0)" } ?? "no summary"), "
+          + "uninterrupted \(workouts[client.workout].inProcess)")
+    }
+    return crash.failure == nil && !resumed.isEmpty
+      && Double(equal.count) >= 0.99 * Double(resumed.count)
   }
 
   /// A random token, 64 hex digits as `openssl rand -hex 32` makes one, written to `path`.

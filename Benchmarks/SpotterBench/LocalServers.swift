@@ -245,6 +245,8 @@ final class LocalHAProxy {
   static func configuration(bind: String, backends: [String], certificate: String?) -> String {
     var lines = [
       "global", "  maxconn 4000", "defaults", "  mode tcp", "  timeout connect 5s",
+      // A connection to a daemon that died before the health check noticed goes to another.
+      "  retries 3", "  option redispatch",
       // A workout is a long, mostly one-way stream: hours, not seconds, of silence allowed.
       "  timeout client 2h", "  timeout server 2h",
       "frontend spotter", "  bind \(bind)" + (certificate.map { " ssl crt \($0)" } ?? ""),

@@ -14,9 +14,10 @@ import SpotterServer
 /// `spotter-bench serve`: starts a real `spotter serve` on a private Unix socket and streams
 /// synthetic workouts into it from `clients` connections at once, each at its recording's own
 /// pace (30 fps). Every session's summary is checked against the same lines run in-process and
-/// against the synthetic truth. Bounded: one workout per client, and a hard deadline. Each
-/// client's header names it (`"client":"load-PID-INDEX"`), so the history can be checked
-/// session by session (`spotter-bench fleet`).
+/// against the synthetic truth. Bounded: one workout per client (or, for a soak, the workout
+/// over and over for `minutes`: `ServeSoak`), and a hard deadline. Each client's header names
+/// it (`"client":"load-PID-INDEX"`), so the history can be checked session by session
+/// (`spotter-bench fleet`).
 enum ServeLoad {
   static let defaultPlan = "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"
 
@@ -38,6 +39,13 @@ enum ServeLoad {
     var token: String?
     /// Given the workouts just before the clients connect (the fleet times its pause by them).
     var streaming: ([Workout]) -> Void = { _ in }
+    /// A client whose connection breaks before its summary connects again with
+    /// `"resume": "<its session>"` and resends its frames after the last checkpoint it was told
+    /// of (README, "Resuming a session").
+    var resume = false
+    /// A soak: each client keeps one session open this long, its workout streamed over and
+    /// over, and the daemon is watched minute by minute (`ServeSoak`). Nil: one workout each.
+    var minutes: Int?
 
     /// The options the serve and fleet commands share: `clients`, `workouts`, `plan` and
     /// `weights`, with the `spotter` built next to this benchmark.
@@ -53,27 +61,88 @@ enum ServeLoad {
     }
   }
 
-  /// One recorded workout: the lines to send, each frame's stream time, and what should come back.
+  /// One recorded workout: the lines to send, each frame's stream time, and what should come
+  /// back. Streamed `repeats` times over in one session, back to back, each repetition's times
+  /// `period` later than the one before: frame `g` of the stream is frame `g % n` of the
+  /// recording (n frames), in repetition `g / n`.
   struct Workout {
-    let lines: [[UInt8]]  // header first, then one per frame
+    let lines: [[UInt8]]  // header first, then one per frame of the recording
     let times: [Double]  // per frame line
-    let truth: [String: Int]
-    let inProcess: [String: Int]
+    var repeats = 1
+    var truth: [String: Int]
+    var inProcess: [String: Int]
+
+    /// Frames in the whole stream.
+    var frameCount: Int { times.count * repeats }
+
+    /// Seconds from a repetition's first frame to the next one's: the recording, and a frame.
+    var period: Double {
+      let step = times.count > 1 ? times[1] - times[0] : 1.0 / 30
+      return (times.last ?? 0) + step
+    }
+
+    /// When frame `g` of the stream is due, in stream seconds.
+    func time(ofFrame g: Int) -> Double {
+      times[g % times.count] + Double(g / times.count) * period
+    }
+
+    /// Appends frame `g`'s line: the recording's, its time moved on after the first repetition.
+    /// Frame lines open with their time (`{"t":SECONDS,`); it is written as the shortest text
+    /// that reads back as the same number.
+    func appendLine(ofFrame g: Int, to bytes: inout [UInt8]) {
+      let line = lines[g % times.count + 1]
+      guard g >= times.count else {
+        bytes += line
+        return
+      }
+      precondition(
+        line.starts(with: Self.timeKey),
+        "a frame line opens with its time ({\"t\":), not \(String(decoding: line.prefix(8), as: UTF8.self))"
+      )
+      bytes += Self.timeKey
+      bytes += "\(time(ofFrame: g))".utf8
+      bytes += line[line.firstIndex(of: UInt8(ascii: ","))!...]
+    }
+
+    static let timeKey = Array("{\"t\":".utf8)
+
+    /// The stream's first frame at or after `t`: where an event at `t` came from.
+    func frame(at t: Double) -> Int {
+      let repetition = min(repeats - 1, max(0, Int((t / period).rounded(.down))))
+      let local = t - Double(repetition) * period
+      var low = 0
+      var high = times.count
+      while low < high {
+        let middle = (low + high) / 2
+        if times[middle] < local - 1e-6 { low = middle + 1 } else { high = middle }
+      }
+      return repetition * times.count + low
+    }
   }
 
   /// One connection's progress.
   struct Client {
-    let fd: Int32
+    var fd: Int32
     let workout: Int
     let start: Double
+    /// The next frame of the stream to send.
     var nextLine = 0
     var outgoing: [UInt8] = []
+    /// When each frame of the recording was last sent (`nextLine - n ..< nextLine`), -1 before.
     var sentAt: [Double]
     var incoming: [UInt8] = []
     var summary: [String: Int]?
     var droppedFrames = 0
     var closedWrite = false
     var done = false
+    /// Resuming (`Options.resume`): the session's id, from its first event; the time after
+    /// which its frames would have to be resent, from its last `checkpoint`; and how often its
+    /// connection broke and it resumed.
+    var session: String?
+    var resendFrom = -Double.infinity
+    var resumes = 0
+    /// The connection ended (the server closed it, or it broke).
+    var ended = false
   }
 
   /// What one run measured.
@@ -83,11 +152,15 @@ enum ServeLoad {
     var elapsed: Double
     var cpuSeconds: Double
     var peakKiB: Int
+    /// A soak's minutes (`Options.minutes`).
+    var soak: ServeSoak?
   }
 
-  static func run(_ options: Options) throws {
+  /// Streams, reports, and returns whether a soak held its targets (true without a soak).
+  static func run(_ options: Options) throws -> Bool {
     let (outcome, workouts) = try load(options)
     report(outcome, workouts: workouts)
+    return outcome.soak?.verdict() ?? true
   }
 
   /// Records the workouts, streams them, and returns what was measured.
@@ -96,7 +169,7 @@ enum ServeLoad {
     let runtime = Runtime(classifier: classifier, catalogue: try ExerciseCatalogue.load())
     let plan = try WorkoutPlan.parse(options.plan)
     let workouts = try (0..<options.workouts).map {
-      try record(plan, seed: 6000 + UInt64($0), runtime: runtime)
+      try record(plan, seed: 6000 + UInt64($0), runtime: runtime, minutes: options.minutes)
     }
     let seconds = workouts.map { $0.times.last ?? 0 }
     print(
@@ -104,11 +177,19 @@ enum ServeLoad {
         + String(format: "%.0f–%.0f s", seconds.min()!, seconds.max()!)
         + " at 30 fps ('\(options.plan)')")
     options.streaming(workouts)
+    if let minutes = options.minutes {
+      let repeats = Set(workouts.map(\.repeats)).sorted().map(String.init)
+      print(
+        "soak: each client keeps one session for \(minutes) minutes and more: its workout "
+          + "\(repeats.first!)\(repeats.count > 1 ? "–" + repeats.last! : "") times over, whole, "
+          + "times running on")
+    }
     if let connect = options.connect
       ?? options.port.map({ port in { try Socket.connectTCP(port: port) } })
     {
       let outcome = try stream(
-        workouts, clients: options.clients, connect: connect, server: nil, token: options.token)
+        workouts, clients: options.clients, connect: connect, server: nil, token: options.token,
+        resume: options.resume)
       return (outcome, workouts)
     }
     let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
@@ -117,9 +198,14 @@ enum ServeLoad {
     let server = try startServer(options, folder: folder)
     defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
     let socket = folder + "/s.sock"
-    let outcome = try stream(
-      workouts, clients: options.clients, connect: { try Socket.connectUnix(path: socket) },
-      server: server)
+    let connect = { try Socket.connectUnix(path: socket) }
+    let soak = options.minutes.map {
+      ServeSoak(minutes: $0, daemon: server.processIdentifier, connect: connect)
+    }
+    var outcome = try stream(
+      workouts, clients: options.clients, connect: connect, server: server,
+      everyRound: soak.map { soak in { soak.observe(at: $0, latencies: $1) } })
+    outcome.soak = soak
     kill(server.processIdentifier, SIGTERM)
     server.waitUntilExit()
     return (outcome, workouts)
@@ -132,7 +218,11 @@ enum ServeLoad {
     server.executableURL = URL(fileURLWithPath: options.spotter)
     let history =
       options.history == "none"
-      ? ["--no-history"] : ["--history", options.history ?? folder + "/history.sqlite"]
+      ? ["--no-history"]
+      : [
+        "--history", options.history ?? folder + "/history.sqlite", "--state-dir",
+        folder + "/state",
+      ]
     server.arguments =
       [
         "serve", "--socket", socketPath, "--weights", options.weights, "--max-connections",
@@ -146,10 +236,16 @@ enum ServeLoad {
 
   /// Connects the clients (their starts spread over the first second, as cameras would) and
   /// streams every workout at its own pace until each client has its summary, or the deadline.
+  /// `everyRound` hears the time after each round of sends and reads, with the latencies so far
+  /// (in the order measured).
   static func stream(
     _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?,
-    token: String? = nil
+    token: String? = nil, resume: Bool = false,
+    everyRound: ((_ time: Double, _ latencies: [Double]) -> Void)? = nil
   ) throws -> Outcome {
+    // A client's server may go away while it writes (a daemon killed): the write fails with
+    // EPIPE instead of ending the bench.
+    signal(SIGPIPE, SIG_IGN)
     let begin = now()
     var clients: [Client] = []
     for index in 0..<count {
@@ -162,9 +258,9 @@ enum ServeLoad {
       client.outgoing = named(workouts[workout].lines[0], client: clientName(index), token: token)
       clients.append(client)
     }
-    let cpuBefore = server.map { cpuSeconds($0.processIdentifier) } ?? 0
+    let cpuBefore = server.map { ProcessFigures.cpuSeconds($0.processIdentifier) } ?? 0
     let streamBegin = now()
-    let deadline = begin + 1 + workouts.map { $0.times.last ?? 0 }.max()! + 60
+    let deadline = begin + 1 + workouts.map { $0.time(ofFrame: $0.frameCount - 1) }.max()! + 60
     var latencies: [Double] = []
     latencies.reserveCapacity(count * 400)
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -183,12 +279,25 @@ enum ServeLoad {
         events(&clients[index], workout: workouts[clients[index].workout], at: received) {
           latencies.append($0)
         }
+        guard clients[index].ended else { continue }
+        close(clients[index].fd)
+        if resume, clients[index].summary == nil, clients[index].session != nil,
+          let fd = try? connect()
+        {
+          reconnect(
+            &clients[index], fd: fd, workout: workouts[clients[index].workout], index: index,
+            token: token)
+          pollSet[index].fd = fd
+        } else {
+          clients[index].done = true
+        }
       }
+      everyRound?(received, latencies)
     }
     return Outcome(
       clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
-      cpuSeconds: (server.map { cpuSeconds($0.processIdentifier) } ?? 0) - cpuBefore,
-      peakKiB: server.map { peakResidentKiB($0.processIdentifier) } ?? 0)
+      cpuSeconds: (server.map { ProcessFigures.cpuSeconds($0.processIdentifier) } ?? 0) - cpuBefore,
+      peakKiB: server.map { ProcessFigures.peakResidentKiB($0.processIdentifier) } ?? 0)
   }
 
   /// What client `index` calls itself in its header.
@@ -204,21 +313,22 @@ enum ServeLoad {
   /// Every frame whose time has come joins the outgoing bytes; once all are sent, the client
   /// closes its side.
   static func send(_ client: inout Client, workout: Workout, at time: Double) {
-    while client.nextLine < workout.times.count,
-      client.start + workout.times[client.nextLine] <= time
+    while client.nextLine < workout.frameCount,
+      client.start + workout.time(ofFrame: client.nextLine) <= time
     {
-      client.outgoing += workout.lines[client.nextLine + 1]
-      client.sentAt[client.nextLine] = time
+      workout.appendLine(ofFrame: client.nextLine, to: &client.outgoing)
+      client.sentAt[client.nextLine % workout.times.count] = time
       client.nextLine += 1
     }
     flush(&client)
-    if client.nextLine == workout.times.count, client.outgoing.isEmpty, !client.closedWrite {
+    if client.nextLine == workout.frameCount, client.outgoing.isEmpty, !client.closedWrite {
       shutdown(client.fd, Int32(SHUT_WR))
       client.closedWrite = true
     }
   }
 
-  /// Reads what the server sent; the server closing means the client is done.
+  /// Reads what the server sent; the server closing the connection, or the connection
+  /// breaking, ends it.
   static func receive(_ client: inout Client, buffer: inout [UInt8]) {
     while true {
       let count = read(client.fd, &buffer, buffer.count)
@@ -226,12 +336,30 @@ enum ServeLoad {
         client.incoming += buffer[0..<count]
         continue
       }
-      if count == 0 {
-        client.done = true
-        close(client.fd)
+      if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        client.ended = true
       }
       return
     }
+  }
+
+  /// Connects a client whose connection broke again, resuming its session: the header asks
+  /// for it, and the frames after its last checkpoint go again (at once: their time has come).
+  static func reconnect(
+    _ client: inout Client, fd: Int32, workout: Workout, index: Int, token: String?
+  ) {
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+    client.fd = fd
+    client.resumes += 1
+    client.ended = false
+    client.closedWrite = false
+    client.incoming.removeAll()
+    var header = named(workout.lines[0], client: clientName(index), token: token)
+    header.removeLast(2)  // "}\n"
+    client.outgoing = header + Array(",\"resume\":\"\(client.session!)\"}\n".utf8)
+    var first = 0
+    while first < client.nextLine, workout.time(ofFrame: first) <= client.resendFrom { first += 1 }
+    client.nextLine = first
   }
 
   static func report(_ outcome: Outcome, workouts: [Workout]) {
@@ -303,13 +431,16 @@ enum ServeLoad {
       else { continue }
       let live = type == "prediction" || (type == "rep" && object["backfilled"] as? Bool == false)
       if live, let t = object["t"] as? Double {
-        var low = 0
-        var high = workout.times.count
-        while low < high {
-          let middle = (low + high) / 2
-          if workout.times[middle] < t - 1e-6 { low = middle + 1 } else { high = middle }
+        // Of the frames sent, the last n still hold their sending time.
+        let frame = workout.frame(at: t)
+        if frame < client.nextLine, frame >= client.nextLine - workout.times.count {
+          latency(time - client.sentAt[frame % workout.times.count])
         }
-        if low < workout.times.count, client.sentAt[low] >= 0 { latency(time - client.sentAt[low]) }
+      } else if type == "session" {
+        client.session = object["session"] as? String
+        if let from = object["resend_from"] as? Double { client.resendFrom = from }
+      } else if type == "checkpoint", let from = object["resend_from"] as? Double {
+        client.resendFrom = from
       } else if type == "summary", let exercises = object["exercises"] as? [String: [String: Any]] {
         client.summary = exercises.compactMapValues { $0["reps"] as? Int }.filter { $0.value > 0 }
         client.droppedFrames = (object["dropped_frames"] as? Int) ?? 0
@@ -317,8 +448,12 @@ enum ServeLoad {
     }
   }
 
-  /// Records a workout and runs its lines through an in-process session for the expected counts.
-  static func record(_ plan: WorkoutPlan, seed: UInt64, runtime: Runtime) throws -> Workout {
+  /// Records a workout, and runs the lines a client sends through an in-process session for
+  /// the expected counts. With `minutes` (a soak), the workout is streamed whole, over and over,
+  /// until the stream spans that long and 2 s more (the clients' starts spread over a second).
+  static func record(_ plan: WorkoutPlan, seed: UInt64, runtime: Runtime, minutes: Int? = nil)
+    throws -> Workout
+  {
     var options = RecordingOptions()
     options.camera = .front
     options.fps = 30
@@ -328,10 +463,34 @@ enum ServeLoad {
     try SessionBenchmarks.write(recording, to: path)
     let text = try String(contentsOfFile: path, encoding: .utf8)
     let lines = text.split(separator: "\n").map { Array($0.utf8) + [UInt8(ascii: "\n")] }
-    var expected: [String: Int] = [:]
-    let source = try PoseFiles.open(path)
+    var truth: [String: Int] = [:]
+    for segment in recording.segments where segment.label != Labels.other {
+      truth[segment.label, default: 0] += segment.reps ?? 0
+    }
+    var workout = Workout(
+      lines: lines, times: recording.frames.map(\.t), truth: truth, inProcess: [:])
+    if let minutes {
+      let repeats = Int((Double(minutes * 60) + 2) / workout.period) + 1
+      workout.repeats = repeats
+      workout.truth = truth.mapValues { $0 * repeats }
+    }
+    workout.inProcess = try counts(of: workout, runtime: runtime)
+    return workout
+  }
+
+  /// The counts of a session in-process over the lines a client of `workout` sends, decoded
+  /// as the daemon decodes them.
+  static func counts(of workout: Workout, runtime: Runtime) throws -> [String: Int] {
+    func withoutNewline<T>(_ line: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) throws -> T)
+      rethrows -> T
+    {
+      try line.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+    }
+    let name = "workout"
+    let header = try withoutNewline(workout.lines[0]) { try PoseFileHeader(line: $0, file: name) }
+    var decoder = PoseLineDecoder(header: header, name: name)
     let session = runtime.makeSession()
-    var frame = PeopleFrame()
+    var expected: [String: Int] = [:]
     func collect(_ event: SpotterEvent) {
       if case .summary(_, let exercises, _) = event {
         for exercise in exercises where exercise.reps > 0 {
@@ -339,43 +498,24 @@ enum ServeLoad {
         }
       }
     }
-    while case .frame = try source.next(into: &frame) { session.push(frame, emit: collect) }
-    session.finish(emit: collect)
-    var truth: [String: Int] = [:]
-    for segment in recording.segments where segment.label != Labels.other {
-      truth[segment.label, default: 0] += segment.reps ?? 0
+    var frame = PeopleFrame()
+    var line: [UInt8] = []
+    for g in 0..<workout.frameCount {
+      line.removeAll(keepingCapacity: true)
+      workout.appendLine(ofFrame: g, to: &line)
+      switch withoutNewline(line, { decoder.decode($0, line: g + 2, into: &frame) }) {
+      case .frame: session.push(frame, emit: collect)
+      case .skipped(let error): session.reportBadLine(error, emit: collect)
+      case .end: break
+      }
     }
-    return Workout(
-      lines: lines, times: recording.frames.map(\.t), truth: truth, inProcess: expected)
+    session.finish(emit: collect)
+    return expected
   }
 
   static func now() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
-  }
-
-  /// User plus system CPU seconds of a process, from /proc.
-  static func cpuSeconds(_ pid: Int32) -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let close = text.lastIndex(of: ")")
-    else { return 0 }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    // After the command: state is field 3, utime 14 and stime 15 (1-based, proc(5)).
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
-      return 0
-    }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-  }
-
-  /// The process's peak resident set (VmHWM), in KiB.
-  static func peakResidentKiB(_ pid: Int32) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-      return 0
-    }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-      return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-    return 0
   }
 }

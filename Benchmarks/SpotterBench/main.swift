@@ -41,13 +41,22 @@ let serve = Command(
       "history", "FILE|URL|none", "The server's workout history ('none': keep none).",
       default: "a new SQLite file"),
     .value("port", "N", "Stream to a server or balancer on 127.0.0.1:N instead of starting one."),
+    .value(
+      "minutes", "M",
+      "Soak: each client keeps one session open M minutes (at least 3); the daemon's memory, "
+        + "descriptors and p99 minute by minute, then a verdict (ServeSoak)."),
   ],
   run: { arguments in
     var load = try ServeLoad.Options(arguments)
     load.history = arguments.values["history"]
     load.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
-    try ServeLoad.run(load)
-    return 0
+    load.minutes = try arguments.int("minutes", range: 3...1440)
+    if load.minutes != nil, load.port != nil {
+      throw CLIError.usage(
+        "--minutes watches the daemon the bench starts (its /proc), not one on --port",
+        command: arguments.command)
+    }
+    return try ServeLoad.run(load) ? 0 : 1
   })
 
 ChildProcesses.stopWithTheBench()

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `spotter-bench` ends what it started: stopped with SIGTERM in the middle of a serve load, it
-/// leaves no `spotter serve` running.
+/// leaves no `spotter serve` running. A soak it cannot measure is refused before anything starts.
 @Suite struct BenchProcessTests {
   /// The processes whose parent is `parent`, from /proc.
   static func children(of parent: pid_t) -> [pid_t] {
@@ -45,5 +45,18 @@ import Testing
     let left = daemons.filter { kill($0, 0) == 0 }
     #expect(left.isEmpty, "still running: \(left)")
     for pid in left { kill(pid, SIGKILL) }
+  }
+
+  /// A soak compares every minute with minute 2, and reads the daemon's /proc: too short a
+  /// soak, or one of a daemon the bench did not start, is a usage error.
+  @Test(arguments: [
+    (["--minutes", "2"], "3...1440"), (["--minutes", "0"], "3...1440"),
+    (["--minutes", "5", "--port", "9"], "the daemon the bench starts"),
+  ])
+  func aSoakItCannotMeasureIsRefused(_ options: [String], _ message: String) throws {
+    let result = try HistoryCommandTests.runBench(["serve"] + options)
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix("Error: ") && result.stderr.contains(message), "\(result.stderr)")
   }
 }

@@ -34,6 +34,26 @@ import Testing
     let error = try Self.object(.error(t: nil, line: 12, message: "a \"quoted\"\nmessage"))
     #expect(error["line"] as? Int == 12 && error["message"] as? String == "a \"quoted\"\nmessage")
   }
+
+  /// A daemon holds each live session's record until the session ends: a set that closed
+  /// keeps its reps in room for them, not in the room its array doubled to while they came.
+  @Test(arguments: [33, 100, 520])
+  func aClosedSetKeepsRoomForItsRepsOnly(reps: Int) {
+    var recorder = SessionRecorder(source: "test")
+    recorder.take(.exerciseStarted(t: 0, exercise: "squat", confidence: 0.9))
+    for count in 1...reps {
+      let rep = Rep(
+        count: count, start: Double(count - 1), end: Double(count), rangeOfMotion: 90,
+        timeDown: 0.5, timeUp: 0.5)
+      recorder.take(.rep(t: Double(count), exercise: "squat", rep: rep, backfilled: false))
+    }
+    recorder.take(.exerciseEnded(t: Double(reps), exercise: "squat", reps: reps))
+    let kept = recorder.record.sets[0].reps
+    #expect(kept.count == reps && kept.map(\.t) == (1...reps).map(Double.init))
+    // Grown by doubling, the room would be 64, 128 and 1,024 reps; the allocator may round
+    // the exact room up by a few (512 bytes at most: 8 reps).
+    #expect(kept.capacity < reps + 8)
+  }
 }
 
 @Suite struct LabelSmootherTests {

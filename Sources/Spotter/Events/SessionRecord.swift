@@ -108,6 +108,13 @@ public struct SessionRecorder: Sendable {
     case .exerciseEnded(let t, _, _):
       if var set = open {
         set.end = t
+        // A closed set is kept until the session is stored, so it keeps room for as many reps
+        // as it has, not the room its array grew to (up to twice that): a long session's
+        // record costs its reps' bytes. (`Array(set.reps[...])` would share the grown buffer.)
+        var reps: [RepRecord] = []
+        reps.reserveCapacity(set.reps.count)
+        reps += set.reps
+        set.reps = reps
         record.sets.append(set)
       }
       open = nil
