@@ -30,6 +30,8 @@ public struct FramePipeline: Sendable {
 
   /// Ticks emitted so far.
   public var ticks: Int { resampler.emitted }
+  /// Ticks a second.
+  public var tickRate: Double { resampler.fps }
 
   /// Takes one decoded frame; calls `emit` for each resampled tick it completes.
   public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)

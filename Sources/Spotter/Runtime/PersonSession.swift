@@ -76,6 +76,7 @@ final class PersonSession {
   var currentExercise: String? { sets.activeLabel }
   var currentReps: Int { sets.currentReps }
   var summary: [ExerciseTotal] { sets.summary }
+  var tickClock: (ticks: Int, rate: Double) { (pipeline.ticks, pipeline.tickRate) }
   func carry(_ earlier: [SetRecord]) { sets.carry(earlier) }
 
   /// Takes one frame, whose time the stream has checked; calls `emit` with each event it

@@ -172,6 +172,15 @@ public final class Session {
   /// The summary so far: per exercise, reps and active seconds.
   public var summary: [ExerciseTotal] { person.summary }
 
+  /// The one person's ticks so far (frames followed and resampled: tick k is at the first
+  /// frame's time plus k / `rate`), and every how many ticks a prediction is made
+  /// (`SessionOptions.stride`, counted from the first): where a resumed session's frames start
+  /// so that its ticks and predictions fall where this one's did.
+  public var tickClock: (ticks: Int, rate: Double, predictionStride: Int) {
+    let clock = person.tickClock
+    return (clock.ticks, clock.rate, runtime.options.stride)
+  }
+
   /// Counts sets the person finished in an earlier session in this one's totals, so that its
   /// summary covers both: the daemon resuming a session whose own daemon died.
   public func carry(_ earlier: [SetRecord]) { person.carry(earlier) }

@@ -88,6 +88,8 @@ final class Connection {
   @exclusivity(unchecked) private var lastCheckpoint = -Double.infinity
   @exclusivity(unchecked) private var resumePointTold = -Double.infinity
   @exclusivity(unchecked) private var countedSetUnderWay = false
+  /// The time of the first frame this session counted (ticks are reckoned from it).
+  @exclusivity(unchecked) private var firstFrame: Double?
   /// Output bytes so far, appended and written: a record is stored once its summary's bytes
   /// are written (`summary_delivered`), or when the connection closes without them.
   @exclusivity(unchecked) private var bytesAppended = 0
@@ -261,12 +263,11 @@ final class Connection {
       if resendFrom != nil, !takeResent(scratch.frame.t) { return }
       daemon.countFrame()
       session!.push(scratch.frame) { send($1, person: $0) }
+      if firstFrame == nil { firstFrame = scratch.frame.t }
       if uid != nil && scratch.frame.t - lastCheckpoint >= Daemon.checkpointSeconds {
         // With no counted set under way, the resume point follows the stream, the backfill
         // horizon behind it (a set recognised later may count reps from that far back).
-        if !countedSetUnderWay {
-          resumePoint = max(resumePoint, scratch.frame.t - daemon.backfillSeconds)
-        }
+        if !countedSetUnderWay { moveResumePoint(to: scratch.frame.t - daemon.backfillSeconds) }
         checkpoint(at: scratch.frame.t)
       }
     case .skipped(let error): reportBadLine(error)
@@ -515,7 +516,10 @@ final class Connection {
   /// counted before it. The first one counted tells whether the client resent what followed
   /// the checkpoint; when it did not, the set then under way keeps the checkpoint's reps.
   private func takeResent(_ t: Double) -> Bool {
-    guard let from = resendFrom, t > from else { return false }
+    // Half a tick past the resume point: the frame of its own tick, its time written rounded,
+    // may come a hair after it.
+    let halfTick = 0.5 / (session?.tickClock.rate ?? 30)
+    guard let from = resendFrom, t > from + halfTick else { return false }
     resendFrom = nil
     if let checkpoint = resumed, var set = checkpoint.underWay, let last = set.reps.last,
       t > from + Daemon.resendSlack
@@ -536,6 +540,19 @@ final class Connection {
     }
     resumed = nil
     return true
+  }
+
+  /// Moves the resume point forward, up to `t`: to the last tick at or before it after which
+  /// a prediction was made. A resumed session's first frame is then the next tick's, so its
+  /// ticks fall on this one's and it predicts at the same ticks (predictions are counted from
+  /// a session's first tick): its windows, and so its labels, are this session's.
+  private func moveResumePoint(to t: Double) {
+    guard let session, let first = firstFrame else { return }
+    let clock = session.tickClock
+    var tick = Int(((t - first) * clock.rate).rounded(.down))
+    tick -= (tick + 1) % clock.predictionStride
+    guard tick >= 0 else { return }
+    resumePoint = max(resumePoint, first + Double(tick) / clock.rate)
   }
 
   /// Hands the history the session's progress: its sets so far and the resume point.
@@ -605,7 +622,7 @@ final class Connection {
       checkpoint(at: t)
     case .exerciseEnded(let t, _, _):
       countedSetUnderWay = false
-      resumePoint = max(resumePoint, t)
+      moveResumePoint(to: t)
       checkpoint(at: t)
     default: break
     }
