@@ -88,6 +88,9 @@ final class Connection {
   @exclusivity(unchecked) private var lastCheckpoint = -Double.infinity
   @exclusivity(unchecked) private var resumePointTold = -Double.infinity
   @exclusivity(unchecked) private var countedSetUnderWay = false
+  /// A set ended during the session's last call: the resume point moves there, and a checkpoint
+  /// is taken, once the call has returned (`afterSession`).
+  @exclusivity(unchecked) private var setEndedAt: Double?
   /// The time of the first frame this session counted (ticks are reckoned from it).
   @exclusivity(unchecked) private var firstFrame: Double?
   /// Output bytes so far, appended and written: a record is stored once its summary's bytes
@@ -263,6 +266,7 @@ final class Connection {
       if resendFrom != nil, !takeResent(scratch.frame.t) { return }
       daemon.countFrame()
       session!.push(scratch.frame) { send($1, person: $0) }
+      afterSession()
       if firstFrame == nil { firstFrame = scratch.frame.t }
       if uid != nil && scratch.frame.t - lastCheckpoint >= Daemon.checkpointSeconds {
         // With no counted set under way, the resume point follows the stream, the backfill
@@ -609,6 +613,16 @@ final class Connection {
   /// Makes the session's due prediction; its events join the output.
   func makeDuePrediction() {
     session?.makeDuePrediction { send($0) }
+    afterSession()
+  }
+
+  /// What waits for the session to return from a call: a set that ended moves the resume
+  /// point, and is checkpointed.
+  private func afterSession() {
+    guard let t = setEndedAt else { return }
+    setEndedAt = nil
+    moveResumePoint(to: t)
+    checkpoint(at: t)
   }
 
   func send(_ event: SpotterEvent) {
@@ -621,9 +635,9 @@ final class Connection {
     case .rep(let t, _, _, _):
       checkpoint(at: t)
     case .exerciseEnded(let t, _, _):
+      // The session is busy emitting: the resume point moves once it has returned.
       countedSetUnderWay = false
-      moveResumePoint(to: t)
-      checkpoint(at: t)
+      setEndedAt = t
     default: break
     }
   }
