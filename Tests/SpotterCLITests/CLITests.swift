@@ -281,7 +281,7 @@ import Testing
       ["eval", "--annotations", "a.json", "--reps-only", "--scores", "0.5"],
       "Error: --scores takes LO:HI with both in 0.01...1.0"
     ),
-    (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be any"),
+    (["synth", "--output", "/tmp/x", "--camera", "ceiling"], "Error: --camera must be one of any"),
     ([], "Error: no command given"),
   ]
 

@@ -244,7 +244,7 @@ import Testing
     ),
     (
       ["synth", "--output", "/tmp/x", "--camera", "drone"],
-      "Error: --camera must be any, front, side, oblique or back"
+      "Error: --camera must be one of any, front, side, oblique, back, floor, elevated"
     ),
   ])
   func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
