@@ -393,34 +393,26 @@ final class Connection {
     decoder = PoseLineDecoder(header: header, name: name)
     let goals = Self.goals(in: header)
     if let error = goals.error {
-      daemon.countError()
-      send(.error(t: nil, line: number, message: "\(error); the stream goes on without it"))
+      tell(t: nil, line: number, "\(error); the stream goes on without it")
     }
     let people = Self.people(in: header)
     if let error = people.error {
-      daemon.countError()
-      send(
-        .error(t: nil, line: number, message: "\(error); the stream goes on with one person"))
+      tell(t: nil, line: number, "\(error); the stream goes on with one person")
     }
     streamPerson = header.person
     if let person = streamPerson, person.unicodeScalars.contains(where: { $0.value < 0x20 }) {
       // The history stores names whole or not at all: a control character (a NUL ends a C
       // string, and PostgreSQL's text refuses it) would be stored cut, or not stored.
-      daemon.countError()
-      send(
-        .error(
-          t: nil, line: number,
-          message: "header \"person\"/\"client\" holds a control character; the session is "
-            + "stored without a name"))
+      tell(
+        t: nil, line: number,
+        "header \"person\"/\"client\" holds a control character; the session is "
+          + "stored without a name")
       streamPerson = nil
     }
     let runtime = daemon.runtime(goals: goals.goals)
     let exercise = Self.exercise(in: header, catalogue: runtime.catalogue)
     if let error = exercise.error {
-      daemon.countError()
-      send(
-        .error(
-          t: nil, line: number, message: "\(error); the classifier chooses the exercises"))
+      tell(t: nil, line: number, "\(error); the classifier chooses the exercises")
     }
     let count = people.people ?? daemon.configuration.people
     catalogue = runtime.catalogue
@@ -429,12 +421,10 @@ final class Connection {
       ?? runtime.makeSession(people: count, batchingPredictions: count == 1)
     guard count == 1 else {
       if resumeID != nil {
-        daemon.countError()
-        send(
-          .error(
-            t: nil, line: number,
-            message: "header \"resume\": a stream of several people cannot be resumed; the "
-              + "stream goes on as a new one"))
+        tell(
+          t: nil, line: number,
+          "header \"resume\": a stream of several people cannot be resumed; the "
+            + "stream goes on as a new one")
       }
       return
     }
@@ -446,14 +436,19 @@ final class Connection {
       return
     }
     if resumeID != nil {
-      daemon.countError()
-      send(
-        .error(
-          t: nil, line: number,
-          message: "header \"resume\": this server keeps no history, so it has no session to "
-            + "resume; the stream goes on as a new session"))
+      tell(
+        t: nil, line: number,
+        "header \"resume\": this server keeps no history, so it has no session to "
+          + "resume; the stream goes on as a new session")
     }
     write(sessionLine())
+  }
+
+  /// Tells the client what went wrong with its stream in an `error` event (which goes on), and
+  /// counts it in the server's errors.
+  private func tell(t: Double?, line: Int?, _ message: String) {
+    daemon.countError()
+    send(.error(t: t, line: line, message: message))
   }
 
   /// The session a header asks to resume (`"resume": "<id>"`), if any.
@@ -502,8 +497,7 @@ final class Connection {
     }
     write(sessionLine())
     if let problem {
-      daemon.countError()
-      send(.error(t: nil, line: nil, message: problem + "; the stream goes on as a new session"))
+      tell(t: nil, line: nil, problem + "; the stream goes on as a new session")
     }
     let held = heldLines
     heldLines = []
@@ -534,13 +528,11 @@ final class Connection {
       record.sets.append(set)
       recorder = SessionRecorder(continuing: record)
       resumePoint = max(resumePoint, last.t)
-      daemon.countError()
-      send(
-        .error(
-          t: t, line: nil,
-          message: "frames after \(JSONText.number(from)) s were not resent: the "
-            + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
-            + "counting goes on from here"))
+      tell(
+        t: t, line: nil,
+        "frames after \(JSONText.number(from)) s were not resent: the "
+          + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
+          + "counting goes on from here")
     }
     resumed = nil
     return true
