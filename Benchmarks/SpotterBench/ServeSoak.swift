@@ -150,6 +150,16 @@ final class ServeSoak {
         + (over.isEmpty
           ? "" : "; over in minutes \(over.map { "\($0.minute)" }.joined(separator: ", "))"))
 
+    // Frames dropped: the daemon fell behind its clients (a busy machine, or more clients than
+    // it holds), and that minute's p99 measures the catching up.
+    let behind = rows.filter { ($0.dropped ?? 0) > 0 }
+    if !behind.isEmpty {
+      print(
+        "frames dropped             in minutes \(behind.map { "\($0.minute)" }.joined(separator: ", "))"
+          + ": the daemon fell behind"
+          + ((baseline.dropped ?? 0) > 0 ? ", so minute 2's p99 is no fair baseline" : ""))
+    }
+
     let held = memoryHeld && descriptorsHeld && latencyHeld
     print("soak verdict               \(held ? "held" : "FAILED")")
     return held

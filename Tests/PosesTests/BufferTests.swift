@@ -3,6 +3,12 @@ import Testing
 
 @testable import Poses
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 @Suite struct FixedRingTests {
   static let capacity = 5
 
@@ -105,5 +111,56 @@ import Testing
     }
     #expect(held.map { String(decoding: $0, as: UTF8.self) } == (0..<40).map { "line\($0)" })
     splitter.release()
+  }
+
+  /// Lines `first..<first + count`, each 100 bytes with its newline, all appended at once.
+  static func appendBurst(_ splitter: LineSplitter, from first: Int, count: Int) {
+    let text = (first..<first + count).map {
+      let number = String($0)
+      return String(repeating: "x", count: 99 - number.count) + number + "\n"
+    }.joined()
+    Array(text.utf8).withUnsafeBytes { splitter.append($0) }
+  }
+
+  /// Lines `first..<first + count` come out whole and in order; then they are released.
+  static func expectLines(_ splitter: LineSplitter, from first: Int, count: Int) {
+    var numbers: [Int] = []
+    while case .text(let bytes)? = splitter.next() {
+      numbers.append(Int(String(decoding: bytes, as: UTF8.self).drop { $0 == "x" }) ?? -1)
+    }
+    #expect(numbers == Array(first..<first + count))
+    splitter.release()
+  }
+
+  /// A burst (a daemon that fell behind reads what waited at once) gives the pages it touched
+  /// past `steadyBytes` back once its lines are released, and the lines before and after it
+  /// are whole; a steady stream after it gives nothing more back.
+  @Test(arguments: [40_000, 100_000, 128_000])
+  func aBurstGivesItsPagesBack(bytes: Int) {
+    let splitter = LineSplitter(maxLineLength: 64 * 1024)
+    Self.appendBurst(splitter, from: 0, count: 3)
+    Self.expectLines(splitter, from: 0, count: 3)
+    Self.appendBurst(splitter, from: 3, count: bytes / 100)
+    Self.expectLines(splitter, from: 3, count: bytes / 100)
+    #expect(splitter.bytesGivenBack == 0, "nothing before the burst's lines are released")
+    var next = 3 + bytes / 100
+    for _ in 0..<100 {
+      Self.appendBurst(splitter, from: next, count: 2)
+      Self.expectLines(splitter, from: next, count: 2)
+      next += 2
+    }
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    #expect(splitter.bytesGivenBack >= bytes - LineSplitter.steadyBytes - 2 * page)
+    #expect(splitter.bytesGivenBack <= bytes - LineSplitter.steadyBytes)
+  }
+
+  /// A reader whose every read is large (a file) gives back once, then keeps its pages.
+  @Test func aReaderOfLargeReadsGivesBackOnce() {
+    let splitter = LineSplitter(maxLineLength: 64 * 1024)
+    for round in 0..<20 {
+      Self.appendBurst(splitter, from: round * 1000, count: 1000)
+      Self.expectLines(splitter, from: round * 1000, count: 1000)
+    }
+    #expect(splitter.bytesGivenBack > 0 && splitter.bytesGivenBack <= 100_000)
   }
 }

@@ -19,6 +19,15 @@
 /// waiting frames). The buffer grows only while released bytes and the line still arriving do
 /// not fit; in a steady stream it is allocated once.
 ///
+/// A burst gives its memory back. A reader that fell behind (a daemon on a busy machine) takes
+/// what waited in one read, deep into the buffer, and those pages would stay resident for as
+/// long as the splitter lives, though a steady stream never reaches them again: 50 KiB a
+/// connection after a 3 s stall. Once the burst's lines are released, the pages it touched past
+/// `steadyBytes` (and past the bytes still held) go back to the system (`madvise(2)`,
+/// `MADV_DONTNEED`). A reader whose reads are all that large (a file, frames of many people)
+/// would give back and touch again each time: when it needs to give back again within
+/// `fillsOfABurst` fills, its floor doubles instead (up to the buffer's size), so it pays once.
+///
 /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class LineSplitter {
   public enum Line {
@@ -49,6 +58,21 @@ public final class LineSplitter {
   @exclusivity(unchecked) private var end = 0
   /// Bytes of an over-long line thrown away so far (0 when none is under way).
   @exclusivity(unchecked) private var skipped = 0
+  /// How deep into the buffer reads have written since pages were last given back.
+  @exclusivity(unchecked) private var touched = 0
+  /// Pages past this many bytes are given back after a burst; doubled for a reader whose reads
+  /// are all that large.
+  @exclusivity(unchecked) private(set) var keptBytes = LineSplitter.steadyBytes
+  /// Fills since pages were last given back.
+  @exclusivity(unchecked) private var fillsSinceGiveBack = Int.max / 2
+  /// Bytes given back to the system so far (for tests).
+  @exclusivity(unchecked) package private(set) var bytesGivenBack = 0
+
+  /// 8 KiB: a steady stream reads a frame or a few at a time (a frame of one person is about
+  /// 1.5 KB in JSON), so only a burst reaches past it.
+  public static let steadyBytes = 8 * 1024
+  /// A reader that needs pages back again within this many fills reads that much as a rule.
+  static let fillsOfABurst = 64
 
   /// - Parameter readSize: the bytes `fill` offers its reader at least, beyond a line's worth.
   public init(maxLineLength: Int = defaultMaxLineLength, readSize: Int = 64 * 1024) {
@@ -77,7 +101,11 @@ public final class LineSplitter {
     let free = UnsafeMutableRawBufferPointer(
       rebasing: UnsafeMutableRawBufferPointer(buffer)[end...])
     let count = try read(free)
-    if count > 0 { end += count }
+    if count > 0 {
+      end += count
+      touched = max(touched, end)
+    }
+    fillsSinceGiveBack += 1
     return count
   }
 
@@ -164,6 +192,7 @@ public final class LineSplitter {
       start -= released
       end -= released
       released = 0
+      giveBackBurst()
     }
     guard buffer.count - end < readSize else { return }
     let larger = UnsafeMutableBufferPointer<UInt8>.allocate(
@@ -172,7 +201,33 @@ public final class LineSplitter {
     // Lines handed out may still point into the old buffer: it lives until they are released.
     if released < start { retired.append(buffer) } else { buffer.deallocate() }
     buffer = larger
+    touched = end
   }
+
+  /// After a burst, with what is still held moved to the front: the whole pages between the
+  /// bytes kept (`keptBytes`, or those still held if more) and the deepest byte written go back
+  /// to the system, unless the last burst was only `fillsOfABurst` fills ago (then the floor
+  /// doubles instead). The buffer's bytes past `end` are never read before they are written,
+  /// so what they read as afterwards (zeros, on Linux) does not matter. Only whole pages inside
+  /// the buffer are given: the allocator's own bytes around it are untouched.
+  private func giveBackBurst() {
+    let page = Self.pageSize
+    let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+    let from = (Int(bitPattern: base) + max(end, keptBytes) + page - 1) / page * page
+    let to = (Int(bitPattern: base) + touched) / page * page
+    guard to - from >= 4 * page else { return }
+    if fillsSinceGiveBack < Self.fillsOfABurst {
+      keptBytes = min(2 * keptBytes, buffer.count)
+      return
+    }
+    if madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED) == 0 {
+      bytesGivenBack += to - from
+    }
+    touched = max(end, keptBytes)
+    fillsSinceGiveBack = 0
+  }
+
+  private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
   private func firstNewline() -> Int? {
     guard start < end else { return nil }
