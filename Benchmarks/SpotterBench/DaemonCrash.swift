@@ -21,9 +21,8 @@ final class DaemonCrash: @unchecked Sendable {
   /// Where in the workouts the daemon dies: this share of the way through the median one.
   let share: Double
   private let daemon: FleetDaemon
-  private let done = DispatchSemaphore(value: 0)
+  private let later = Later()
   private var report = Report()
-  private var started = false
 
   init(_ daemon: FleetDaemon, at share: Double) {
     self.daemon = daemon
@@ -36,10 +35,7 @@ final class DaemonCrash: @unchecked Sendable {
     let begin = ServeLoad.now()
     let lengths = workouts.map { $0.times.last ?? 0 }.sorted()
     let at = 1 + share * lengths[lengths.count / 2]
-    started = true
-    Thread {
-      let wait = begin + at - ServeLoad.now()
-      if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    later.run(at: begin + at) {
       self.report.killedAt = ServeLoad.now() - begin
       self.report.sessions = self.daemon.stats()["open_sessions"] as? Int ?? 0
       do {
@@ -47,16 +43,12 @@ final class DaemonCrash: @unchecked Sendable {
       } catch {
         self.report.failure = "\(error)"
       }
-      self.done.signal()
-    }.start()
+    }
   }
 
   /// Waits until the daemon is back (at once when no crash was scheduled).
   func wait() -> Report {
-    if started {
-      done.wait()
-      started = false
-    }
+    later.wait()
     return report
   }
 }

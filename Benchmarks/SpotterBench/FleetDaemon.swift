@@ -93,17 +93,7 @@ final class FleetDaemon {
   }
 
   /// Its `stats` reply, or nothing when it does not answer in 5 s.
-  func stats() -> [String: Any] {
-    guard let fd = try? Socket.connectUnix(path: socket) else { return [:] }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    _ = "{\"cmd\":\"stats\"}\n".withCString { write(fd, $0, strlen($0)) }
-    var reply: [UInt8] = []
-    var byte: UInt8 = 0
-    while read(fd, &byte, 1) == 1 && byte != 0x0A { reply.append(byte) }
-    return (try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any]) ?? [:]
-  }
+  func stats() -> [String: Any] { ServeSoak.stats { try Socket.connectUnix(path: socket) } }
 
   /// The last `count` lines of its log.
   func tail(ofLog count: Int) -> [String] {

@@ -28,9 +28,8 @@ final class PostgresPause: @unchecked Sendable {
   let seconds: Double
   private let postgres: LocalPostgres
   private let daemons: [FleetDaemon]
-  private let done = DispatchSemaphore(value: 0)
+  private let later = Later()
   private var report = Report()
-  private var started = false
 
   init(_ postgres: LocalPostgres, seconds: Double, daemons: [FleetDaemon]) {
     self.postgres = postgres
@@ -47,10 +46,7 @@ final class PostgresPause: @unchecked Sendable {
       Double($0) / Double(clients) + (workouts[$0 % workouts.count].times.last ?? 0)
     }.sorted()
     let stopAt = ends[Int(Double(clients - 1) * Self.endedBefore)]
-    started = true
-    Thread {
-      let wait = begin + stopAt - ServeLoad.now()
-      if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    later.run(at: begin + stopAt) {
       self.report.stoppedAt = ServeLoad.now() - begin
       let before = self.finished()
       do {
@@ -61,17 +57,13 @@ final class PostgresPause: @unchecked Sendable {
       } catch {
         self.report.failure = "\(error)"
       }
-      self.done.signal()
-    }.start()
+    }
   }
 
   /// Waits until PostgreSQL is back (at once when no pause was scheduled, or after the first
   /// wait).
   func wait() -> Report {
-    if started {
-      done.wait()
-      started = false
-    }
+    later.wait()
     return report
   }
 

@@ -553,7 +553,7 @@ final class Connection {
 
   /// Hands the history the session's progress: its sets so far and the resume point.
   private func checkpoint(at t: Double) {
-    guard let uid, let recorder else { return }
+    guard let uid, let recorder, daemon.configuration.history != nil else { return }
     lastCheckpoint = t
     daemon.checkpoint(
       Checkpoint(uid: uid, t: resumePoint, record: recorder.record, underWay: recorder.underWay))
