@@ -37,7 +37,7 @@ enum PoseBenchmarks {
     var resampler = Resampler()
     var extractor = FeatureExtractor()
     var window = PoseWindow()
-    var features = [Float](repeating: 0, count: FeatureSpec.featuresPerFrame)
+    var features = [Float](repeating: 0, count: FeatureSpec().featuresPerFrame)
     var clock = 0.0
     return measure(
       "select + resample + features + window", units: Double(poses.count), unit: "frames"

@@ -15,11 +15,11 @@ public enum DatasetBuilder {
   public static func synthetic(
     count: Int, seed: UInt64, labels: [String], cameras: VirtualCamera.Mix = .any,
     rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic,
-    stride: Int = 12,
+    features: FeatureSpec = FeatureSpec(), stride: Int = 12,
     workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     progress: ((Int) -> Void)? = nil
   ) -> TrainingSet {
-    var set = TrainingSet()
+    var set = TrainingSet(features: features.featuresPerFrame)
     let generator = SeededGenerator(seed: seed)
     let round = 4 * max(1, workers)
     let drawn = UnsafeMutableBufferPointer<SyntheticWorkout?>.allocate(capacity: round)
@@ -32,7 +32,8 @@ public enum DatasetBuilder {
       let first = start
       DispatchQueue.concurrentPerform(iterations: end - start) { offset in
         slots[offset] = SyntheticWorkout(
-          index: first + offset, from: generator, cameras: cameras, rehab: rehab, others: others)
+          index: first + offset, from: generator, cameras: cameras, rehab: rehab, others: others,
+          features: features)
       }
       for index in start..<end {
         add(drawn[index - start]!, labels: labels, stride: stride, group: index, to: &set)
@@ -56,7 +57,8 @@ public enum DatasetBuilder {
     ///   a recipe without it.
     init(
       index: Int, from generator: SeededGenerator, cameras: VirtualCamera.Mix = .any,
-      rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic
+      rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic,
+      features spec: FeatureSpec = FeatureSpec()
     ) {
       var recordingGenerator = generator.derived(UInt64(index))
       let plan = WorkoutPlan.random(
@@ -86,7 +88,7 @@ public enum DatasetBuilder {
       variation.boxNormalised = recordingGenerator.unit() < 0.15
       let ticks = DatasetBuilder.ticks(recording, variation: variation)
       times = ticks.map(\.t)
-      features = TrainingSet.features(of: ticks.map(\.pose), spec: FeatureSpec())
+      features = TrainingSet.features(of: ticks.map(\.pose), spec: spec)
       segments = recording.segments
     }
   }
@@ -177,9 +179,10 @@ public enum DatasetBuilder {
   ///   - include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
-    presence: Double = 0.6, reflect: Bool = false, include: (Int) -> Bool = { _ in true }
+    presence: Double = 0.6, reflect: Bool = false, features: FeatureSpec = FeatureSpec(),
+    include: (Int) -> Bool = { _ in true }
   ) throws -> TrainingSet {
-    var set = TrainingSet()
+    var set = TrainingSet(features: features.featuresPerFrame)
     var generator = SeededGenerator(seed: seed)
     let annotations = try Annotations.read(path)
     var cache: (path: String, recording: ResampledRecording)?
@@ -197,7 +200,7 @@ public enum DatasetBuilder {
           generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0,
           reflects: reflect)
         let poses = Augmentation.loop(augmenter.apply(to: clip), toAtLeast: set.window + 30)
-        let recording = set.addRecording(TrainingSet.features(of: poses, spec: FeatureSpec()))
+        let recording = set.addRecording(TrainingSet.features(of: poses, spec: features))
         // Frames with a person before each tick, for each window's share.
         var seen = [0]
         for pose in poses { seen.append(seen.last! + (pose.hasPerson ? 1 : 0)) }

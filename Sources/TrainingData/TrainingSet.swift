@@ -33,7 +33,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
     var recorded: Bool
   }
 
-  public init(window: Int = 60, features: Int = FeatureSpec.featuresPerFrame) {
+  public init(window: Int = 60, features: Int = FeatureSpec().featuresPerFrame) {
     self.window = window
     self.features = features
   }
@@ -142,7 +142,7 @@ public struct TrainingSet: TrainingWindows, Sendable {
   /// Features of a whole stream of ticks, computed frame by frame as the runtime does.
   static func features(of ticks: [Pose], spec: FeatureSpec) -> [Float] {
     var extractor = FeatureExtractor(spec: spec)
-    let width = FeatureSpec.featuresPerFrame
+    let width = spec.featuresPerFrame
     var out = [Float](repeating: 0, count: ticks.count * width)
     out.withUnsafeMutableBufferPointer { buffer in
       for (index, pose) in ticks.enumerated() {

@@ -171,8 +171,17 @@ import Testing
     }
     #expect(
       Self.decodeError(future)
-        == "metadata does not hold together: feature spec version 99; this build computes version 1"
-    )
+        == "metadata does not hold together: feature spec version 99; this build computes "
+        + "versions 1 to 2")
+    let mismatched = Self.withMetadata {
+      var features = $0["features"] as! [String: Any]
+      features["version"] = 2
+      $0["features"] = features
+    }
+    #expect(
+      Self.decodeError(mismatched)
+        == "metadata does not hold together: the architecture takes 54 features a frame; "
+        + "feature spec version 2 makes 88")
   }
 
   @Test func trailingBytesAreAnError() {

@@ -34,16 +34,19 @@ struct PerFrameAllocationTests {
     #expect(Self.allocations { _ = [Int](repeating: 1, count: 1000 + Int.random(in: 0..<2)) } >= 1)
   }
 
-  @Test func posePathFromSelectionToWindowAllocatesNothing() {
+  /// With each feature version's extractor.
+  @Test(arguments: FeatureSpec.versions)
+  func posePathFromSelectionToWindowAllocatesNothing(version: Int) {
     let poses = (0..<1000).map { Fixtures.squatter(at: Double($0) / 30) }
     var people: [Pose] = []
     people.reserveCapacity(4)
     var selector = PersonSelector()
     var resampler = Resampler()
-    var extractor = FeatureExtractor()
-    var window = PoseWindow()
-    var features = [Float](repeating: 0, count: FeatureSpec.featuresPerFrame)
-    var input = [Float](repeating: 0, count: 60 * FeatureSpec.featuresPerFrame)
+    let spec = FeatureSpec(version: version)
+    var extractor = FeatureExtractor(spec: spec)
+    var window = PoseWindow(featureCount: spec.featuresPerFrame)
+    var features = [Float](repeating: 0, count: spec.featuresPerFrame)
+    var input = [Float](repeating: 0, count: 60 * spec.featuresPerFrame)
     func step(_ index: Int) {
       people.removeAll(keepingCapacity: true)
       people.append(poses[index])

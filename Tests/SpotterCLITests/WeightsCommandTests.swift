@@ -29,6 +29,32 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       FileManager.default.contents(atPath: path) != FileManager.default.contents(atPath: Self.tiny))
   }
 
+  /// A model fed view-robust features (version 2) says so in its file, and the runtime feeds
+  /// it those: classify runs it end to end.
+  @Test func aViewRobustModelTrainsAndClassifies() throws {
+    let folder = Fixtures.temporaryFolder("view-robust")
+    let trained = try SpotterProcess.run([
+      "train", "--architecture", "tiny", "--features", "view-robust", "--synthetic", "2",
+      "--epochs", "1", "--windows-per-epoch", "64", "--validation", "0", "--output",
+      folder + "/v2.spotter",
+    ])
+    #expect(trained.status == 0, "\(trained.stderr)")
+    let inspected = try SpotterProcess.run(["inspect", "--json", folder + "/v2.spotter"])
+    #expect(inspected.stdout.contains("\"input_features\":88"), "\(inspected.stdout)")
+    let made = try SpotterProcess.run([
+      "synth", "--output", folder, "--exercise", "squat", "--reps", "3", "--seed", "7",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let classified = try SpotterProcess.run([
+      "classify", "--json", "--weights", folder + "/v2.spotter", folder + "/synth-000007.jsonl",
+    ])
+    #expect(classified.status == 0, "\(classified.stderr)")
+    let unknown = try SpotterProcess.run([
+      "train", "--features", "3d", "--synthetic", "1", "--output", folder + "/x.spotter",
+    ])
+    #expect(unknown.status != 0 && unknown.stderr.contains("unknown --features '3d'"))
+  }
+
   @Test func inspectPrintsAWeightsFilesMetadata() throws {
     let result = try SpotterProcess.run(["inspect", Self.tiny])
     #expect(result.status == 0)

@@ -51,15 +51,15 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
       return "\(labels.count) labels for \(architecture.classes) classes; they must match"
     }
     if Set(labels).count != labels.count { return "labels repeat: \(labels)" }
+    if !FeatureSpec.versions.contains(features.version) {
+      return
+        "feature spec version \(features.version); this build computes versions "
+        + "\(FeatureSpec.versions.lowerBound) to \(FeatureSpec.versions.upperBound)"
+    }
     if architecture.inputFeatures != features.featuresPerFrame {
       return
         "the architecture takes \(architecture.inputFeatures) features a frame; feature spec "
         + "version \(features.version) makes \(features.featuresPerFrame)"
-    }
-    if features.version != FeatureSpec().version {
-      return
-        "feature spec version \(features.version); this build computes version "
-        + "\(FeatureSpec().version)"
     }
     if !(fps > 0 && fps.isFinite) { return "fps is \(fps); expected a number above 0" }
     return nil

@@ -23,9 +23,11 @@ public struct FeatureExtractor: Sendable {
   /// The current body size estimate (the running median), if any frame has measured one.
   public var bodySize: Float? { size.current }
 
-  /// Writes the features of `pose` into `out` (F = 54 floats).
+  /// Writes the features of `pose` into `out` (F = `spec.featuresPerFrame` floats).
   public mutating func extract(_ pose: Pose, into out: UnsafeMutableBufferPointer<Float>) {
-    precondition(out.count == FeatureSpec.featuresPerFrame, "features need F = 54 floats")
+    precondition(
+      out.count == spec.featuresPerFrame,
+      "features need F = \(spec.featuresPerFrame) floats, not \(out.count)")
     let threshold = spec.presenceThreshold
     guard pose.presentCount(threshold: threshold) > 0 else {
       out.update(repeating: 0)
@@ -46,6 +48,11 @@ public struct FeatureExtractor: Sendable {
         out[jointCount + j] = 0
         out[2 * jointCount + j] = 0
       }
+    }
+    if spec.version >= 2 {
+      BodyFrameFeatures.extract(
+        pose, threshold: threshold, scale: scale,
+        into: UnsafeMutableBufferPointer(rebasing: out[FeatureSpec.positionFeatures...]))
     }
   }
 

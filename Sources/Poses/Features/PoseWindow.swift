@@ -31,7 +31,7 @@ public struct PoseWindow: Sendable {
   /// How many held frames show a person.
   public private(set) var presentCount = 0
 
-  public init(capacity: Int = 60, featureCount: Int = FeatureSpec.featuresPerFrame) {
+  public init(capacity: Int = 60, featureCount: Int = FeatureSpec().featuresPerFrame) {
     self.init(capacity: capacity, featureCount: featureCount, startSlot: 0)
   }
 

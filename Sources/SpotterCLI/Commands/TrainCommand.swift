@@ -54,6 +54,11 @@ enum TrainCommand {
         "The other movement drawn between synthetic sets: classic (standing, fidgeting, "
           + "walking, arm swings, stretching, sitting down, picking up, facing away) or wide "
           + "(also dancing, boxing, warm-up swings and a phone in hand).", default: "classic"),
+      .value(
+        "features", "SET",
+        "What the network is fed a frame: positions (joint positions, as the shipped weights) "
+          + "or view-robust (also joint angles, limb directions in the body's frame, limb "
+          + "lengths and the torso's lean: feature version 2).", default: "positions"),
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
@@ -80,12 +85,14 @@ enum TrainCommand {
     let seed = UInt64(try arguments.int("seed", range: 0...Int.max)!)
     let labels = Labels.all
     let options = try trainerOptions(arguments, labels: labels, seed: seed)
-    let config = try ArchitectureOption.config(arguments, classes: labels.count, command: command)
+    let features = try featureSpec(arguments)
+    let config = try ArchitectureOption.config(
+      arguments, classes: labels.count, features: features, command: command)
     let validation = try arguments.double("validation", range: 0...0.9)!
     let started = Date()
     let (data, sources) = try gather(
       synthetic: synthetic, annotations: annotationFiles, seed: seed, labels: labels,
-      arguments: arguments)
+      features: features, arguments: arguments)
     let (train, held) = data.split(holdingOut: validation, seed: seed ^ 0x5EED)
     var perClass = [Int](repeating: 0, count: labels.count)
     for index in 0..<train.count { perClass[train.label(index)] += 1 }
@@ -98,7 +105,7 @@ enum TrainCommand {
       config: config, data: train, validation: held.count > 0 ? held : nil, options: options
     ) { progress in report(progress, terminal: terminal) }
     let metadata = ModelMetadata(
-      architecture: config, labels: labels,
+      architecture: config, labels: labels, features: features,
       provenance: .init(
         command: commandLine(arguments), seed: seed, data: sources,
         notes: [
@@ -113,6 +120,17 @@ enum TrainCommand {
         config.parameterCount, result.bestValidationAccuracy * 100, result.bestEpoch + 1,
         Date().timeIntervalSince(started)))
     return 0
+  }
+
+  /// `--features`: the feature version the network is fed.
+  static func featureSpec(_ arguments: ParsedArguments) throws -> FeatureSpec {
+    switch arguments.string("features")! {
+    case "positions": return FeatureSpec(version: 1)
+    case "view-robust": return FeatureSpec(version: 2)
+    case let other:
+      throw CLIError.usage(
+        "unknown --features '\(other)'; expected positions or view-robust", command: command)
+    }
   }
 
   static func trainerOptions(_ arguments: ParsedArguments, labels: [String], seed: UInt64) throws
@@ -133,9 +151,9 @@ enum TrainCommand {
   /// the --fold left out), each file's groups kept apart from the others'.
   static func gather(
     synthetic: Int, annotations: [String], seed: UInt64, labels: [String],
-    arguments: ParsedArguments
+    features: FeatureSpec, arguments: ParsedArguments
   ) throws -> (TrainingSet, sources: [String]) {
-    var data = TrainingSet()
+    var data = TrainingSet(features: features.featuresPerFrame)
     var sources: [String] = []
     if synthetic > 0 {
       let progress = ProgressLine(total: synthetic, unit: "synthesising workout")
@@ -153,7 +171,7 @@ enum TrainCommand {
       }
       let set = DatasetBuilder.synthetic(
         count: synthetic, seed: seed, labels: labels, cameras: cameras, rehab: rehab,
-        others: others
+        others: others, features: features
       ) { progress.advance(to: $0) }
       progress.finish()
       Terminal.error("synthetic: \(set.count) windows from \(synthetic) workouts")
@@ -171,7 +189,7 @@ enum TrainCommand {
       do {
         set = try DatasetBuilder.annotated(
           file, labels: labels, variants: variants, seed: seed ^ 0xA5A5 ^ UInt64(number),
-          reflect: arguments.flag("reflect")
+          reflect: arguments.flag("reflect"), features: features
         ) { clip in fold.map { clip % $0.count != $0.index } ?? true }
       } catch let error as PoseFileError {
         throw CLIError.failure(

@@ -32,7 +32,10 @@ enum WeightsInspection {
     )
     row(
       "Features",
-      "spec version \(metadata.features.version), present above confidence "
+      "spec version \(metadata.features.version) ("
+        + (metadata.features.version >= 2
+          ? "positions, joint angles, limb directions and lengths" : "joint positions")
+        + "), present above confidence "
         + "\(metadata.features.presenceThreshold), body size over "
         + "\(metadata.features.scaleHistory) frames"
     )

@@ -1,5 +1,6 @@
 import ActionModel
 import ArgumentParsing
+import Poses
 
 /// `--architecture NAME`, shared by the commands that make networks.
 enum ArchitectureOption {
@@ -7,12 +8,14 @@ enum ArchitectureOption {
     "architecture", "NAME", "standard (0.15 M parameters) or tiny (for tests).", default: "standard"
   )
 
-  static func config(_ arguments: ParsedArguments, classes: Int, command: Command) throws
-    -> NetworkConfig
-  {
+  static func config(
+    _ arguments: ParsedArguments, classes: Int, features: FeatureSpec = FeatureSpec(),
+    command: Command
+  ) throws -> NetworkConfig {
+    let inputs = features.featuresPerFrame
     switch arguments.string("architecture")! {
-    case "standard": return .standard(classes: classes)
-    case "tiny": return .tiny(classes: classes)
+    case "standard": return .standard(inputFeatures: inputs, classes: classes)
+    case "tiny": return .tiny(inputFeatures: inputs, classes: classes)
     case let other:
       throw CLIError.usage(
         "unknown architecture '\(other)'; expected standard or tiny", command: command)
