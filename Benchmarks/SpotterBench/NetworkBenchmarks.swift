@@ -1,5 +1,6 @@
 import ActionModel
 import Linalg
+import Poses
 import TestSupport
 
 /// The classifier: window forward at batch 1 and 64, the streaming step, the naive reference.
@@ -48,8 +49,11 @@ enum NetworkBenchmarks {
       for: classifier, tile: tile.map { min($0, batch) }, strategy: strategy)
     var output = [Float](repeating: 0, count: batch * config.classes)
     let how = strategy.map { "\($0.rawValue), tile \(workspace.tile)" } ?? "plan"
+    let fed =
+      config.inputFeatures == FeatureSpec().featuresPerFrame
+      ? "" : ", \(config.inputFeatures) features a frame"
     return measure(
-      "window forward, batch \(batch) (\(how))",
+      "window forward, batch \(batch) (\(how)\(fed))",
       units: Double(batch * config.flopsPerWindow), unit: "FLOP"
     ) {
       input.withUnsafeBufferPointer { input in

@@ -79,6 +79,8 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     let configuration = "release"
   #endif
   let classifier = NetworkBenchmarks.model(nil)
+  let viewRobust = Fixtures.randomClassifier(
+    .standard(inputFeatures: FeatureSpec(version: 2).featuresPerFrame, classes: 13), seed: 1)
   // What loading costs past reading the file: the weights copied, transformed and packed.
   let loadStart = now()
   _ = Classifier(metadata: classifier.metadata, parameters: classifier.parameters)
@@ -107,6 +109,9 @@ func runBenchmarks(filter: String?, jsonPath: String?) throws {
     ("sgemm", { LinalgBenchmarks.sgemmPeak() }),
     ("forward-1", { NetworkBenchmarks.forward(classifier, batch: 1) }),
     ("forward-64", { NetworkBenchmarks.forward(classifier, batch: 64) }),
+    // The same network fed feature version 2 (`spotter train --features view-robust`).
+    ("forward-1-view-robust", { NetworkBenchmarks.forward(viewRobust, batch: 1) }),
+    ("forward-64-view-robust", { NetworkBenchmarks.forward(viewRobust, batch: 64) }),
     ("stream-1", { NetworkBenchmarks.streamStep(classifier, stride: 1) }),
     ("stream-10", { NetworkBenchmarks.streamStep(classifier, stride: 10) }),
     (

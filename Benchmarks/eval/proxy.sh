@@ -11,7 +11,8 @@
 #   - synthetic clip accuracy by camera: 30 random workouts a view (seed 92000, drawn once into
 #     .build/eval/synthetic), clips of 3 s or more;
 #   - other movement from the front (arm swings, dancing, boxing, warm-up swings, a phone in
-#     hand; 40 people a kind, seed 5003): exercises started where none was.
+#     hand; 40 people a kind, seed 5003): the recordings in which an exercise started where
+#     none was, and how many such starts.
 # Without RECIPE it trains nothing and scores MODEL as it is (for example a full fold of
 # `make folds`, .build/folds/fold-0.spotter, to set the proxy's figures beside the full run's).
 #   Benchmarks/eval/proxy.sh SPOTTER DATA FOLD MODEL [RECIPE...]
@@ -84,7 +85,8 @@ for kind in arm_swings dancing boxing warm_up_swings phone; do
     "$SPOTTER" synth --output "$set_dir" --workout "rest:4, $kind:10, rest:4" --camera front \
       --count 40 --seed 5003 >/dev/null
   strays+=("$kind $("$SPOTTER" eval --annotations "$set_dir/annotations.json" --weights "$MODEL" \
-    --workouts --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["stray_exercises"])')")
+    --workouts --json | python3 -c 'import json, sys; report = json.load(sys.stdin)
+print("%d (%d starts)" % (report["stray_recordings"], report["stray_exercises"]))')")
 done
 finished=$(date +%s)
 

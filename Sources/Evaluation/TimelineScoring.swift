@@ -24,6 +24,8 @@ public struct TimelineReport: Sendable {
   /// Segments of an exercise the recording does not have there, and their reps.
   public private(set) var strayExercises = 0
   public private(set) var strayReps = 0
+  /// Recordings with at least one such segment.
+  public private(set) var strayRecordings = 0
   public private(set) var perLabel: [String: (sets: Int, onTime: Int, exact: Int)] = [:]
   /// Per set with annotated reps: the reps of every exercise the runtime reported over it,
   /// whichever it thought the set was (each reported segment goes to the set it overlaps
@@ -93,10 +95,10 @@ public struct TimelineReport: Sendable {
         }
       }
     }
-    for index in segments.indices where !matched.contains(index) {
-      strayExercises += 1
-      strayReps += segments[index].reps
-    }
+    let strays = segments.indices.filter { !matched.contains($0) }
+    strayExercises += strays.count
+    strayReps += strays.reduce(0) { $0 + segments[$1].reps }
+    if !strays.isEmpty { strayRecordings += 1 }
     scoreRuntimeReps(segments, truth: truth)
   }
 

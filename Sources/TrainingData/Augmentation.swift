@@ -3,7 +3,7 @@ import Poses
 import Randomness
 
 /// Random changes to a clip of poses that keep what the body does: mirroring, a small roll of
-/// the camera, scale, speed, dropped joints, and jitter.
+/// the camera, scale, speed, dropped joints, jitter, and a tighter frame.
 ///
 /// Mirroring is a real reflection (`Pose.reflected(aboutX:)`: x flipped about the clip's
 /// horizontal centre and the sides swapped), so a clip filmed with the person facing the
@@ -16,6 +16,11 @@ struct Augmentation {
   /// Mirroring reflects the clip (below); else it only renames the sides, as the shipped
   /// weights were trained (`spotter train --reflect`).
   var reflects = false
+  /// The share of variants framed tighter than the recording was: the feet (three times in
+  /// four) or the head out of the picture for the whole clip, as a camera too close shows a
+  /// person. Real clips do this (Penn Action's squats with both ankles out of frame read as
+  /// `other`); at 0 nothing more is drawn, so the variants are those of a recipe without it.
+  var crops = 0.0
 
   mutating func apply(to clip: [Pose]) -> [Pose] {
     guard !plain else { return clip }
@@ -36,12 +41,18 @@ struct Augmentation {
       size = measured
     }
     let centreX = mirror && reflects ? Self.horizontalCentre(of: clip) : 0
+    let frame = crops > 0 && generator.unit() < crops ? cropLine(for: clip) : nil
     for index in 0..<count {
       let position = Double(index) * speed
       let lower = min(Int(position), clip.count - 1)
       let upper = min(lower + 1, clip.count - 1)
       var pose = Resampler.interpolate(
         clip[lower], clip[upper], fraction: Float(position - Double(lower)))
+      if let frame {
+        for j in pose.joints.indices where frame.cuts(pose.joints[j].y) {
+          pose.joints[j] = Joint.missing
+        }
+      }
       if mirror { pose = reflects ? pose.reflected(aboutX: centreX) : pose.mirrored }
       for j in pose.joints.indices where !pose.joints[j].isMissing {
         if generator.unit() < dropout {
@@ -56,6 +67,34 @@ struct Augmentation {
       out.append(pose)
     }
     return out
+  }
+
+  /// Where a tighter frame cuts the clip: a line across it, and which side of it is out.
+  struct CropLine {
+    var y: Float
+    /// The part below the line (y points down) is out of the picture; else the part above.
+    var below: Bool
+
+    func cuts(_ jointY: Float) -> Bool { below ? jointY > y : jointY < y }
+  }
+
+  /// A line through the clip's vertical extent: 10–35% of it up from the lowest joint (feet and
+  /// often shins out), or 5–20% down from the highest (the head out).
+  mutating func cropLine(for clip: [Pose]) -> CropLine? {
+    var (top, bottom) = (Float.infinity, -Float.infinity)
+    for pose in clip {
+      for joint in pose.joints.indices where pose.joints[joint].confidence > 0.1 {
+        top = min(top, pose.joints[joint].y)
+        bottom = max(bottom, pose.joints[joint].y)
+      }
+    }
+    let below = generator.unit() < 0.75
+    let depth = Float(generator.unit())
+    guard top < bottom else { return nil }
+    let extent = bottom - top
+    return below
+      ? CropLine(y: bottom - (0.1 + 0.25 * depth) * extent, below: true)
+      : CropLine(y: top + (0.05 + 0.15 * depth) * extent, below: false)
   }
 
   /// The middle of the x range the clip's detected joints span (0 for a clip with nobody), so

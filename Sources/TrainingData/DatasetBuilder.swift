@@ -176,10 +176,12 @@ public enum DatasetBuilder {
   /// - Parameters:
   ///   - reflect: mirrored copies are reflected (x flipped, sides swapped); else their sides
   ///     are only renamed, as the shipped weights were trained.
+  ///   - crops: the share of variants framed tighter (`Augmentation.crops`).
   ///   - include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,
-    presence: Double = 0.6, reflect: Bool = false, features: FeatureSpec = FeatureSpec(),
+    presence: Double = 0.6, reflect: Bool = false, crops: Double = 0,
+    features: FeatureSpec = FeatureSpec(),
     include: (Int) -> Bool = { _ in true }
   ) throws -> TrainingSet {
     var set = TrainingSet(features: features.featuresPerFrame)
@@ -198,7 +200,7 @@ public enum DatasetBuilder {
       for variant in 0..<variants {
         var augmenter = Augmentation(
           generator: generator.derived(UInt64(index * 64 + variant)), plain: variant == 0,
-          reflects: reflect)
+          reflects: reflect, crops: crops)
         let poses = Augmentation.loop(augmenter.apply(to: clip), toAtLeast: set.window + 30)
         let recording = set.addRecording(TrainingSet.features(of: poses, spec: features))
         // Frames with a person before each tick, for each window's share.

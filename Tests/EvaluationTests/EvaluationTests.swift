@@ -121,7 +121,7 @@ import Testing
     #expect(report.onTime == 1)
     #expect(report.countedExactly == 2)  // the squat, and the split curl (3 + 4)
     #expect(report.repErrors == 1 + 5)  // a push-up short, the missed squats
-    #expect(report.strayExercises == 1 && report.strayReps == 2)
+    #expect(report.strayExercises == 1 && report.strayReps == 2 && report.strayRecordings == 1)
     #expect(report.startErrors == [0.5, 2.5, 0])
     #expect(report.endErrors.map { ($0 * 10).rounded() / 10 } == [-0.8, 0, 0])
     #expect(TimelineReport.spread(report.startErrors)!.median == 0.5)

@@ -9,8 +9,8 @@ import Testing
 /// them (`RecordingOptions.Realism.rehab`).
 @Suite struct CameraAndRehabTests {
   /// A mix of one range draws nothing, so a recipe without the new cameras keeps its bytes;
-  /// `every-angle` puts a fifth of the cameras on the floor, below the person, and many in
-  /// front.
+  /// `every-angle` puts a fifth of the cameras on the floor, below the person, many in front,
+  /// and about a quarter above 35°.
   @Test func everyAngleDrawsFloorCamerasAndAMixOfOneDrawsNothing() {
     var generator = SeededGenerator(seed: 3)
     var untouched = SeededGenerator(seed: 3)
@@ -18,13 +18,18 @@ import Testing
     #expect(generator.next() == untouched.next())
     var floor = 0
     var front = 0
+    var above = 0.0
     for _ in 0..<2000 {
       let range = VirtualCamera.Mix.everyAngle.draw(using: &generator)
       if range.elevation.upperBound < 0 { floor += 1 }
       if range.azimuth == -45...45 { front += 1 }
+      // The share of the range's elevations above 35°.
+      let (low, high) = (range.elevation.lowerBound, range.elevation.upperBound)
+      above += max(0, high - max(low, 35)) / (high - low)
     }
     #expect((340...460).contains(floor), "\(floor) of 2000 on the floor")
-    #expect((620...780).contains(front), "\(front) of 2000 in front")
+    #expect((520...680).contains(front), "\(front) of 2000 in front")
+    #expect((440...680).contains(Int(above)), "\(above) of 2000 above 35°")
   }
 
   /// Deeper and slower than the same person's sets: the knees bend further, and each rep takes

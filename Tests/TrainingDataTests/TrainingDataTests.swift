@@ -113,6 +113,34 @@ import Testing
     }
   }
 
+  /// A tighter frame takes the feet (the ankles in every frame: they never leave the floor)
+  /// or the top of the head (the eyes where the person stands tallest) out of the picture, for
+  /// the whole clip, in about the share of copies asked for; without it nothing is cut.
+  @Test func tighterFramesCutTheFeetOrTheHead() {
+    let clip = (0..<60).map { Fixtures.squatter(at: Double($0) / 30) }
+    var (feet, head, whole) = (0, 0, 0)
+    for seed in 0..<200 as Range<UInt64> {
+      var augmenter = Augmentation(
+        generator: SeededGenerator(seed: seed), plain: false, crops: 0.5)
+      let copy = augmenter.apply(to: clip)
+      let anklesGone = copy.allSatisfy { $0[.leftAnkle].isMissing && $0[.rightAnkle].isMissing }
+      let eyesGone = copy.contains { $0[.leftEye].isMissing && $0[.rightEye].isMissing }
+      let anklesSeen = copy.filter { !$0[.leftAnkle].isMissing }.count
+      if anklesGone {
+        feet += 1
+        #expect(copy.filter { !$0[.neck].isMissing }.count > copy.count / 2)
+      } else if eyesGone && anklesSeen > copy.count / 2 {
+        head += 1
+      } else {
+        whole += 1
+      }
+    }
+    #expect((55...95).contains(feet) && (10...45).contains(head), "\(feet) feet, \(head) head")
+    var plainly = Augmentation(generator: SeededGenerator(seed: 1), plain: false)
+    let kept = plainly.apply(to: clip)
+    #expect(kept.filter { $0[.leftAnkle].isMissing }.count < 10)
+  }
+
   @Test func aSplitKeepsEachRecordingOnOneSide() {
     let set = DatasetBuilder.synthetic(count: 8, seed: 2, labels: Labels.all)
     let (train, held) = set.split(holdingOut: 0.4, seed: 1)

@@ -15,6 +15,7 @@ public struct OtherActivity: Activity {
     case dancing, boxing
     case warmUpSwings = "warm_up_swings"
     case phone
+    case looseArmSwings = "loose_arm_swings"
 
     /// The kinds random workouts drew before the wider set: a recipe that keeps to them
     /// keeps its bytes.
@@ -219,6 +220,28 @@ public struct OtherActivity: Activity {
         a.rightForearm = .init(
           flexion: a.rightUpperArm.flexion + 15, abduction: a.rightUpperArm.abduction)
       }
+      return BodyState(articulation: a, yaw: yaw)
+    case .looseArmSwings:
+      // Arms swung forward and back in turn, as people loosen up or wait, drawn the way a
+      // camera in front confuses them with front raises (issue #38: at 0.7 and 1.1–1.3 a
+      // second, arm swings read as front raises): forward to 40–100°, each arm its own reach,
+      // back 15–45°, 0.5–1.6 a second, elbows loose or bent.
+      let phase = 2 * .pi * (0.5 + 1.1 * (rate - 0.6) / 0.8) * t
+      let forward = 40 + 60 * style.width
+      let back = 15 + 30 * style.lean
+      let middle = (forward - back) / 2
+      let reach = (forward + back) / 2
+      let bend = style.variant == 2 ? 45.0 : 12
+      for (arm, sign, share) in [
+        (RepTimeline.Side.left, 1.0, 1 + style.asymmetry), (.right, -1, 1 - style.asymmetry),
+      ] {
+        let upper = Articulation.Limb(
+          flexion: share * (middle + sign * reach * sin(phase)) + w(arm == .left ? 0 : 1),
+          abduction: 6 + 8 * style.width)
+        a.setArm(
+          arm, upper: upper, fore: .init(flexion: upper.flexion + bend, abduction: upper.abduction))
+      }
+      a.trunkTilt = 3 * sin(phase) * style.lean
       return BodyState(articulation: a, yaw: yaw)
     case .phone:
       // Head down over a phone held at the chest, a thumb scrolling; now and then the other

@@ -168,7 +168,8 @@ enum EvalOutput {
         + String(
           format: " (mean |error| %.2f reps a set)",
           Double(report.repErrors) / Double(max(1, report.sets))),
-      "exercises reported where none was  \(report.strayExercises) (\(report.strayReps) reps)",
+      "exercises reported where none was  \(report.strayExercises) (\(report.strayReps) reps, in "
+        + "\(report.strayRecordings) of \(report.files) recordings)",
       "",
       "label           sets  on time  counted exactly",
     ]
@@ -190,6 +191,7 @@ enum EvalOutput {
       "on_time": report.onTime, "tolerance": report.tolerance,
       "counted_exactly": report.countedExactly, "rep_errors": report.repErrors,
       "stray_exercises": report.strayExercises, "stray_reps": report.strayReps,
+      "stray_recordings": report.strayRecordings,
       "per_label": Dictionary(
         uniqueKeysWithValues: report.perLabel.map {
           ($0.key, ["sets": $0.value.sets, "on_time": $0.value.onTime, "exact": $0.value.exact])

@@ -44,7 +44,7 @@ enum TrainCommand {
         "cameras", "MIX",
         "Where the synthetic workouts' cameras stand: any (round the person, from 10° below "
           + "to 60° above) or every-angle (from the floor up, more of them in front, a fifth "
-          + "on the floor).", default: "any"),
+          + "on the floor, a quarter above 35°).", default: "any"),
       .value(
         "rehab", "X",
         "Share of the synthetic workouts done as rehabilitation does them: slow, deep, arms "
@@ -53,12 +53,17 @@ enum TrainCommand {
         "others", "SET",
         "The other movement drawn between synthetic sets: classic (standing, fidgeting, "
           + "walking, arm swings, stretching, sitting down, picking up, facing away) or wide "
-          + "(also dancing, boxing, warm-up swings and a phone in hand).", default: "classic"),
+          + "(also dancing, boxing, warm-up swings, a phone in hand and loose arm swings).",
+        default: "classic"),
       .value(
         "features", "SET",
         "What the network is fed a frame: positions (joint positions, as the shipped weights) "
           + "or view-robust (also joint angles, limb directions in the body's frame, limb "
           + "lengths and the torso's lean: feature version 2).", default: "positions"),
+      .value(
+        "crop", "X",
+        "Share of annotated clips' augmented copies framed tighter: the feet or the head out "
+          + "of the picture.", default: "0"),
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
@@ -183,13 +188,14 @@ enum TrainCommand {
           + (othersName == "classic" ? "" : ", \(othersName) other movement"))
     }
     let variants = try arguments.int("variants", range: 1...100)!
+    let crops = try arguments.double("crop", range: 0...1)!
     let fold = try FoldOption.parse(arguments, command: command)
     for (number, file) in annotations.enumerated() {
       let set: TrainingSet
       do {
         set = try DatasetBuilder.annotated(
           file, labels: labels, variants: variants, seed: seed ^ 0xA5A5 ^ UInt64(number),
-          reflect: arguments.flag("reflect"), features: features
+          reflect: arguments.flag("reflect"), crops: crops, features: features
         ) { clip in fold.map { clip % $0.count != $0.index } ?? true }
       } catch let error as PoseFileError {
         throw CLIError.failure(
@@ -198,7 +204,9 @@ enum TrainCommand {
       // Clip groups after the synthetic recordings', a million apart per file.
       data.append(contentsOf: set, groupOffset: 1_000_000 * (number + 1))
       Terminal.error("annotated: \(set.count) windows from \(file) (\(variants) variants a clip)")
-      sources.append("annotated recordings: \(file), \(variants) augmented variants a clip")
+      sources.append(
+        "annotated recordings: \(file), \(variants) augmented variants a clip"
+          + (crops == 0 ? "" : ", \(crops) of the variants framed tighter"))
     }
     return (data, sources)
   }
