@@ -164,6 +164,7 @@ peers: libspotter
 	@test -x $(PEERS_VENV)/bin/python || python3 -m venv $(PEERS_VENV) || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && python3 -m venv $(PEERS_VENV); }
 	@$(PEERS_VENV)/bin/python -c "import torch, onnxruntime, onnx, numpy" 2>/dev/null || \
+	  $(PEERS_VENV)/bin/pip install torch==2.13.0+cpu onnxruntime onnx numpy || \
 	  $(PEERS_VENV)/bin/pip install --extra-index-url https://download.pytorch.org/whl/cpu \
 	    torch==2.13.0+cpu onnxruntime onnx numpy
 	$(PEERS_VENV)/bin/python Benchmarks/peers/peers.py
@@ -174,9 +175,12 @@ peers: libspotter
 PENN ?= $(DATA)/penn-action-train/annotations.json
 COUNTIX ?= $(DATA)/countix-fitness-test/annotations.json
 # Real windows are drawn 4 times as often as synthetic ones of their class, so that about a
-# third of the draws are real (without it, 12%).
+# third of the draws are real (without it, 12%). Fed view-robust features; cameras from every
+# angle, the floor included; 15% of workouts done as rehab does them; the wide other movement;
+# real clips mirrored for real, a quarter of their copies framed tighter (Weights/MODEL_CARD.md).
 WEIGHTS_RECIPE = --synthetic 2400 --epochs 16 --windows-per-epoch 60000 --seed 1 \
-	--recorded-weight 4
+	--recorded-weight 4 --features view-robust --cameras every-angle --rehab 0.15 \
+	--others wide --crop 0.25 --reflect
 # Training's matrix products are OpenBLAS's, and Debian's OpenBLAS 0.3.21 falls back to its
 # SSE3 kernels on CPUs it does not recognise (the Xeon of the README's figures), 3 times slower.
 # The training targets name the kernels after the instruction sets in /proc/cpuinfo, unless
@@ -202,7 +206,8 @@ weights: release-spotter
 # `make proxy PROXY_RECIPE="..."` (real mirroring: add --reflect); the model is
 # .build/proxy/fold-PROXY_FOLD.spotter.
 PROXY_RECIPE = --synthetic 800 --epochs 8 --windows-per-epoch 40000 --seed 1 \
-	--recorded-weight 1.333
+	--recorded-weight 1.333 --features view-robust --cameras every-angle --rehab 0.15 \
+	--others wide --crop 0.25 --reflect
 PROXY_FOLD ?= 0
 proxy: release-spotter
 	$(TRAIN_ENV) Benchmarks/eval/proxy.sh $(RELEASE_BIN)/spotter $(DATA) $(PROXY_FOLD) \

@@ -90,38 +90,22 @@ print("%d (%d starts)" % (report["stray_recordings"], report["stray_exercises"])
 done
 finished=$(date +%s)
 
-python3 - "$PENN" "$MIRRORED/annotations.json" "$FOLD" "$penn" "$mirrored" "$countix" \
-  "${synthetic[@]}" <<'EOF'
-import json, os, sys
-penn_path, mirrored_path, fold = sys.argv[1], sys.argv[2], int(sys.argv[3])
-penn, mirrored, countix = map(json.loads, sys.argv[4:7])
-synthetic = dict(zip(sys.argv[7::2], map(json.loads, sys.argv[8::2])))
-def share(report):
-    right = round(report["clip_accuracy"] * report["clips"])
-    return f"{100 * report['clip_accuracy']:.1f}% ({right}/{report['clips']})"
-def by_view(path, report):
-    wrong = {clip["clip"] for clip in report["mislabelled"]}
-    views = {}
-    for number, clip in enumerate(json.load(open(path))):
-        if number % 5 != fold:
-            continue
-        with open(os.path.join(os.path.dirname(path), clip["file_name"])) as file:
-            view = json.loads(file.readline()).get("view", "none")
-        right, total = views.get(view, (0, 0))
-        views[view] = (right + (clip["file_name"] not in wrong), total + 1)
-    return "  by view: " + ", ".join(
-        f"{view} {100 * right / total:.1f}% ({right}/{total})"
-        for view, (right, total) in sorted(views.items()))
-for name, path, report in [("Penn Action", penn_path, penn),
-                           ("Penn Action mirrored", mirrored_path, mirrored)]:
-    print(f"{name}, fold {fold}: {share(report)} of clips, "
-          f"{100 * report['window_accuracy']:.1f}% of windows")
-    print(by_view(path, report))
-print(f"Countix, fold {fold}: {share(countix)} of videos, "
-      f"{100 * countix['window_accuracy']:.1f}% of windows")
-print("Synthetic clips by camera (30 random workouts each, seed 92000): " + ", ".join(
-    f"{view} {share(report)}" for view, report in synthetic.items()))
-EOF
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+share() { python3 -c 'import json, sys; r = json.loads(sys.argv[1]); right = round(r["clip_accuracy"] * r["clips"])
+print("%.1f%% (%d/%d) of clips, %.1f%% of windows" % (100 * r["clip_accuracy"], right, r["clips"], 100 * r["window_accuracy"]))' "$1"; }
+for name in penn mirrored; do
+  if [ $name = penn ]; then json=$penn annotations=$PENN title="Penn Action"
+  else json=$mirrored annotations=$MIRRORED/annotations.json title="Penn Action mirrored"; fi
+  echo "$title, fold $FOLD: $(share "$json")"
+  printf '%s' "$json" >"$report"
+  Benchmarks/eval/by_view.py "$annotations" "$report" "$FOLD"
+done
+echo "Countix, fold $FOLD: $(share "$countix" | sed 's/of clips/of videos/')"
+line="Synthetic clips by camera (30 random workouts each, seed 92000):"
+set -- "${synthetic[@]}"
+while [ $# -gt 0 ]; do line="$line $1 $(share "$2" | sed 's/ of clips.*//'),"; shift 2; done
+echo "${line%,}"
 echo "Other movement from the front, 40 people a kind (seed 5003), recordings in which an exercise started: $(
   IFS=,; echo "${strays[*]}" | sed 's/,/, /g')"
 echo "Time: training $((trained - started)) s, scoring $((finished - trained)) s, on $(

@@ -2,7 +2,7 @@
 # `make eval-real`: how Spotter does on real recordings (../shared/data, never copied here):
 #   Countix-Fitness (148 YouTube videos, MediaPipe, rep counts), in two fixed halves by file name
 #   (`--split tune` is looked at and tuned on; `--split holdout` is not), and the Penn Action
-#   train split (hand-annotated clips, labels only).
+#   train split (hand-annotated clips, labels only; with fold models also by each clip's `view`).
 # Rep counting with the exercise given (spotter count's engines alone; also by tempo band) and
 # through the whole runtime (the classifier chooses; reps summed), and clip labels. Clip labels
 # of the shipped model are only fair on data it did not train on: with fold models in
@@ -84,6 +84,11 @@ if [ -f "${folds[0]}" ]; then
   done
   section "Penn Action: clip labels, fold models"
   keep "clip labels, fold models" penn < <("$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}")
+  section "Penn Action: clip labels, fold models, by the view in each clip's header"
+  report=$(mktemp)
+  "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}" --json >"$report"
+  Benchmarks/eval/by_view.py "$PENN" "$report"
+  rm -f "$report"
 else
   echo
   echo "(No fold models in .build/folds: 'make folds' trains them for cross-validated clip labels.)"

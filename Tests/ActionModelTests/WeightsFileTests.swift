@@ -164,22 +164,19 @@ import Testing
     #expect(
       Self.decodeError(broken)?.hasPrefix(
         "metadata is not valid: no \"architecture.input_features\"") == true)
-    let future = Self.withMetadata {
-      var features = $0["features"] as! [String: Any]
-      features["version"] = 99
-      $0["features"] = features
+    func featureVersion(_ version: Int) -> [UInt8] {
+      Self.withMetadata {
+        var features = $0["features"] as! [String: Any]
+        features["version"] = version
+        $0["features"] = features
+      }
     }
     #expect(
-      Self.decodeError(future)
+      Self.decodeError(featureVersion(99))
         == "metadata does not hold together: feature spec version 99; this build computes "
         + "versions 1 to 2")
-    let mismatched = Self.withMetadata {
-      var features = $0["features"] as! [String: Any]
-      features["version"] = 2
-      $0["features"] = features
-    }
     #expect(
-      Self.decodeError(mismatched)
+      Self.decodeError(featureVersion(2))
         == "metadata does not hold together: the architecture takes 54 features a frame; "
         + "feature spec version 2 makes 88")
   }
