@@ -29,6 +29,28 @@ for variation in "missing:--missing 0.3" "no-face:--no-face" "mediapipe33:--layo
   "$SPOTTER" eval --annotations "$DATA/random91000-$name/annotations.json" --min-clip-seconds 3 | head -1
 done
 
+section "Clip accuracy by camera, 30 random workouts a view (seed 92000; clips of 3 s or more)"
+for view in front side oblique back floor elevated; do
+  synth "proxy92000-$view" --workout random --count 30 --seed 92000 --camera "$view"
+  printf '%-10s ' "$view"
+  "$SPOTTER" eval --annotations "$DATA/proxy92000-$view/annotations.json" --min-clip-seconds 3 | head -1
+done
+
+section "Squat and lunge sets of 6 from the front, rests around them, 30 people each (seed 93000): sets on time"
+for set in "squat everyday front" "squat rehab front" "squat everyday floor" \
+  "lunge everyday front" "lunge rehab front"; do
+  read -r exercise realism view <<<"$set"
+  synth "$exercise-$realism-$view-93000" --workout "rest:3, $exercise:6, rest:5" \
+    --realism "$realism" --camera "$view" --count 30 --seed 93000
+  printf '%-24s ' "$exercise, $realism, $view"
+  "$SPOTTER" eval --annotations "$DATA/$exercise-$realism-$view-93000/annotations.json" \
+    --workouts --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("%d of %d on time, %d counted exactly, %d stray sets" % (
+    r["on_time"], r["sets"], r["counted_exactly"], r["stray_exercises"]))'
+done
+
 section "The whole runtime: 40 demo workouts from the front (seeds 5001-5040)"
 synth demo5001 --workout demo --camera front --count 40 --seed 5001
 "$SPOTTER" eval --annotations "$DATA/demo5001/annotations.json" --workouts | head -8
