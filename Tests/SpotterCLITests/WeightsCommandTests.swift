@@ -35,12 +35,14 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     let folder = Fixtures.temporaryFolder("view-robust")
     let trained = try SpotterProcess.run([
       "train", "--architecture", "tiny", "--features", "view-robust", "--synthetic", "2",
-      "--epochs", "1", "--windows-per-epoch", "64", "--validation", "0", "--output",
-      folder + "/v2.spotter",
+      "--epochs", "1", "--windows-per-epoch", "64", "--validation", "0", "--reflect",
+      "--output", folder + "/v2.spotter",
     ])
     #expect(trained.status == 0, "\(trained.stderr)")
     let inspected = try SpotterProcess.run(["inspect", "--json", folder + "/v2.spotter"])
     #expect(inspected.stdout.contains("\"input_features\":88"), "\(inspected.stdout)")
+    // The provenance names every option given, flags too.
+    #expect(inspected.stdout.contains("--features view-robust --reflect\""))
     let made = try SpotterProcess.run([
       "synth", "--output", folder, "--exercise", "squat", "--reps", "3", "--seed", "7",
     ])

@@ -227,11 +227,12 @@ enum TrainCommand {
     }
   }
 
-  /// The command as given (all but --output), for the model's provenance.
+  /// The command as given (all but --output), its flags too, for the model's provenance.
   static func commandLine(_ arguments: ParsedArguments) -> String {
     var words = ["spotter", "train"]
     for option in command.options where option.name != "output" {
       for value in arguments.allValues[option.name] ?? [] { words += ["--\(option.name)", value] }
+      if arguments.flags.contains(option.name) { words.append("--\(option.name)") }
     }
     return words.joined(separator: " ")
   }
