@@ -51,7 +51,7 @@ enum NetworkBenchmarks {
     let how = strategy.map { "\($0.rawValue), tile \(workspace.tile)" } ?? "plan"
     let fed =
       config.inputFeatures == FeatureSpec().featuresPerFrame
-      ? "" : ", \(config.inputFeatures) features a frame"
+      ? "" : ", F = \(config.inputFeatures)"
     return measure(
       "window forward, batch \(batch) (\(how)\(fed))",
       units: Double(batch * config.flopsPerWindow), unit: "FLOP"
