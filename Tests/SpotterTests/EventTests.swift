@@ -57,8 +57,15 @@ import Testing
 }
 
 @Suite struct LabelSmootherTests {
+  /// The smoother these sequences were written for: a dwell of 3, whatever the default.
+  static var dwellOfThree: SessionOptions {
+    var options = SessionOptions()
+    options.dwell = 3
+    return options
+  }
+
   /// Feeds (label, confidence) predictions a third of a second apart; returns the changes.
-  static func run(_ predictions: [(Int?, Float)], options: SessionOptions = SessionOptions())
+  static func run(_ predictions: [(Int?, Float)], options: SessionOptions = dwellOfThree)
     -> [String]
   {
     var smoother = LabelSmoother(options: options, otherLabel: 9)

@@ -22,7 +22,7 @@ import Testing
   /// A state machine's view: the goal ends the set, and the same exercise starts again only
   /// after the classifier has seen something else.
   @Test func aHeldLabelStartsAgainOnlyAfterSomethingElse() {
-    var smoother = LabelSmoother(options: SessionOptions(), otherLabel: 2)
+    var smoother = LabelSmoother(options: LabelSmootherTests.dwellOfThree, otherLabel: 2)
     var changes: [String] = []
     func observe(_ label: Int, _ t: Double) {
       let change = smoother.observe(label: label, confidence: 0.9, t: t)

@@ -80,8 +80,11 @@ public struct SessionOptions: Sendable {
   public var stride = 10
   /// An exercise starts when its label leads with at least this probability...
   public var enterConfidence: Float = 0.6
-  /// ...for this many predictions in a row (1 s at the default stride).
-  public var dwell = 3
+  /// ...for this many predictions in a row (1.3 s at the default stride). Movements that are
+  /// no exercise (arm swings, standing about) often lead with a wrong label for 3 predictions
+  /// at a time: 4 halves the exercises they start and costs real sets nothing measurable; 5
+  /// would stop most of them but loses reps at the start of real sets (Weights/MODEL_CARD.md).
+  public var dwell = 4
   /// It ends after this many predictions in a row of `other`, nobody, or another exercise
   /// (2 s): a rep's pause or a few odd windows do not end a set. The end is reported at the
   /// first of them, so waiting costs latency, not accuracy.
