@@ -203,7 +203,7 @@ weights: release-spotter
 # Action overall and by `view`, the same clips mirrored (filmed from the other side), Countix,
 # and synthetic clips by camera (Benchmarks/eval/proxy.sh; time and figures:
 # Weights/MODEL_CARD.md). Try another recipe with
-# `make proxy PROXY_RECIPE="..."` (real mirroring: add --reflect); the model is
+# `make proxy PROXY_RECIPE="..."` (give it the whole recipe: it replaces this one); the model is
 # .build/proxy/fold-PROXY_FOLD.spotter.
 PROXY_RECIPE = --synthetic 800 --epochs 8 --windows-per-epoch 40000 --seed 1 \
 	--recorded-weight 1.333 --features view-robust --cameras every-angle --rehab 0.15 \

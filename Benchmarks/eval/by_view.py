@@ -26,6 +26,10 @@ def main():
             view = json.loads(file.readline()).get("view", "none")
         right, total = views.get(view, (0, 0))
         views[view] = (right + (clip["file_name"] not in wrong), total + 1)
+    counted = sum(total for _, total in views.values())
+    if counted != report["clips"]:
+        sys.exit(f"by_view.py: {counted} clips in {annotations_path} against {report['clips']} "
+                 "scored; expected one clip a pose file, each scored (as Penn Action's)")
     print("  by view: " + ", ".join(
         f"{view} {100 * right / total:.1f}% ({right}/{total})"
         for view, (right, total) in sorted(views.items())))

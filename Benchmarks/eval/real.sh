@@ -86,9 +86,9 @@ if [ -f "${folds[0]}" ]; then
   keep "clip labels, fold models" penn < <("$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}")
   section "Penn Action: clip labels, fold models, by the view in each clip's header"
   report=$(mktemp)
+  trap 'rm -f "$report"' EXIT
   "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}" --json >"$report"
   Benchmarks/eval/by_view.py "$PENN" "$report"
-  rm -f "$report"
 else
   echo
   echo "(No fold models in .build/folds: 'make folds' trains them for cross-validated clip labels.)"

@@ -36,7 +36,7 @@ for view in front side oblique back floor elevated; do
   "$SPOTTER" eval --annotations "$DATA/proxy92000-$view/annotations.json" --min-clip-seconds 3 | head -1
 done
 
-section "Squat and lunge sets of 6 from the front, rests around them, 30 people each (seed 93000): sets on time"
+section "Squat and lunge sets of 6 from the front (and squats from the floor), rests around them, 30 people each (seed 93000): sets on time"
 for set in "squat everyday front" "squat rehab front" "squat everyday floor" \
   "lunge everyday front" "lunge rehab front"; do
   read -r exercise realism view <<<"$set"

@@ -13,10 +13,10 @@ struct Augmentation {
   var generator: SeededGenerator
   /// The first variant of a clip is left as it is.
   let plain: Bool
-  /// Mirroring reflects the clip (below); else it only renames the sides, as the shipped
-  /// weights were trained (`spotter train --reflect`).
+  /// Mirroring reflects the clip (below, `spotter train --reflect`, as the shipped weights
+  /// were trained); else it only renames the sides.
   var reflects = false
-  /// The share of variants framed tighter than the recording was: the feet (three times in
+  /// The share of augmented copies framed tighter than the recording was: the feet (three times in
   /// four) or the head out of the picture for the whole clip, as a camera too close shows a
   /// person. Real clips do this (Penn Action's squats with both ankles out of frame read as
   /// `other`); at 0 nothing more is drawn, so the variants are those of a recipe without it.

@@ -175,7 +175,7 @@ public enum DatasetBuilder {
   ///
   /// - Parameters:
   ///   - reflect: mirrored copies are reflected (x flipped, sides swapped); else their sides
-  ///     are only renamed, as the shipped weights were trained.
+  ///     are only renamed.
   ///   - crops: the share of variants framed tighter (`Augmentation.crops`).
   ///   - include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(

@@ -63,6 +63,22 @@ import Testing
     }
   }
 
+  /// Joints a detector puts on top of each other (a hidden wrist on its elbow, a neck on the
+  /// hips) give zeros where a direction or angle has no meaning, never a NaN.
+  @Test func coincidentJointsGiveZerosNotNaNs() {
+    var pose = Fixtures.squatter(at: 0.5)
+    pose[.rightWrist] = pose[.rightElbow]
+    let hips = (
+      (pose[.rightHip].x + pose[.leftHip].x) / 2, (pose[.rightHip].y + pose[.leftHip].y) / 2
+    )
+    pose[.neck] = Joint(x: hips.0, y: hips.1, confidence: 1)
+    let extra = Array(Self.features(pose).suffix(34))
+    #expect(extra.allSatisfy { $0.isFinite })
+    #expect(extra[0] == 0)  // the right elbow's angle
+    #expect(extra[8 + 2] == 0 && extra[9 + 2] == 0 && extra[24 + 1] == 0)  // right forearm
+    #expect(extra[32] == 0 && extra[33] == 0)  // no torso direction
+  }
+
   @Test func missingJointsGiveZerosAndNobodyGivesNothing() {
     var pose = Fixtures.squatter(at: 0.5)
     pose[.rightKnee] = .missing

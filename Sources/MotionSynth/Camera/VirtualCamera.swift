@@ -63,8 +63,8 @@ public struct VirtualCamera: Sendable {
     public static let any = Mix(parts: [(1, .any)])
     /// Every angle: round the person evenly from the floor to well above the head, with more
     /// of the views home workouts use: three in ten from the front half-circle's middle, one
-    /// in five from a phone on the floor in front, and, as `any` has, about a quarter from
-    /// above 35° (a camera on a shelf or in a corner of the ceiling).
+    /// in five from a phone on the floor in front, and about 28% from above 35° (a camera on a
+    /// shelf or in a corner of the ceiling; `any` has 36% there).
     public static let everyAngle = Mix(parts: [
       (
         0.35,

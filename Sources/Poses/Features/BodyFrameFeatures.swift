@@ -6,20 +6,22 @@ import Foundation
 /// pointing down the body; a phone on the floor tilts the image, but not the body's own frame.
 ///
 /// The 34 values, after version 1's 54 (all 0 where a joint they need is missing):
-/// - 0..<8: joint angles, the inside angle in units of π (0 folded, 1 straight): right and
-///   left elbow (shoulder–elbow–wrist), shoulder (hip–shoulder–elbow), hip
-///   (shoulder–hip–knee), knee (hip–knee–ankle).
-/// - 8..<24: limb directions in the body's frame, (across, up) per limb, unit length: right
-///   and left upper arm, forearm, thigh, shin. "Up" points from the hip centre to the neck;
-///   "across" is up turned a quarter to the image's right. Without a torso, the image's axes.
+/// - 0..<8: joint angles, the inside angle in units of π (0 folded, 1 straight), in the order
+///   of `angles`: right elbow, left elbow (shoulder–elbow–wrist), right shoulder, left
+///   shoulder (hip–shoulder–elbow), right hip, left hip (shoulder–hip–knee), right knee, left
+///   knee (hip–knee–ankle).
+/// - 8..<24: limb directions in the body's frame, (across, up) per limb, unit length, in the
+///   order of `limbs`: right upper arm, right forearm, left upper arm, left forearm, right
+///   thigh, right shin, left thigh, left shin. "Up" points from the hip centre to the neck;
+///   "across" is up turned a quarter to the image's right. Without a torso, the image's axes
+///   (up the image, across to its right).
 /// - 24..<32: the same limbs' lengths in body sizes (short when a limb points at the camera).
 /// - 32..<34: the torso's direction in the image (x, y; y down), unit length: upright, lying
-///   or bent over.
+///   or bent over; 0 without a torso.
 public enum BodyFrameFeatures {
   public static let count = 34
 
-  /// A limb from one joint to the next, and the joint beyond it that bends it (its angle is
-  /// at `to`).
+  /// Each limb, from the joint nearer the trunk to the one further out.
   private static let limbs: [(from: CanonicalJoint, to: CanonicalJoint)] = [
     (.rightShoulder, .rightElbow), (.rightElbow, .rightWrist),
     (.leftShoulder, .leftElbow), (.leftElbow, .leftWrist),

@@ -49,7 +49,7 @@ public struct FeatureExtractor: Sendable {
         out[2 * jointCount + j] = 0
       }
     }
-    if spec.version >= 2 {
+    if spec.addsBodyFrame {
       BodyFrameFeatures.extract(
         pose, threshold: threshold, scale: scale,
         into: UnsafeMutableBufferPointer(rebasing: out[FeatureSpec.positionFeatures...]))

@@ -41,8 +41,11 @@ public struct FeatureSpec: Codable, Equatable, Sendable {
   /// Version 1's features: x, y and present for each canonical joint.
   public static let positionFeatures = 3 * CanonicalJoint.count
 
+  /// Whether the frame's features go on past the positions with `BodyFrameFeatures`.
+  public var addsBodyFrame: Bool { version >= 2 }
+
   /// F: features per frame.
   public var featuresPerFrame: Int {
-    Self.positionFeatures + (version >= 2 ? BodyFrameFeatures.count : 0)
+    Self.positionFeatures + (addsBodyFrame ? BodyFrameFeatures.count : 0)
   }
 }

@@ -57,9 +57,10 @@ enum TrainCommand {
         default: "classic"),
       .value(
         "features", "SET",
-        "What the network is fed a frame: positions (joint positions, as the shipped weights) "
-          + "or view-robust (also joint angles, limb directions in the body's frame, limb "
-          + "lengths and the torso's lean: feature version 2).", default: "positions"),
+        "What the network is fed a frame: positions (joint positions: feature version 1) or "
+          + "view-robust (also joint angles, limb directions in the body's frame, limb lengths "
+          + "and the torso's lean: feature version 2, as the shipped weights).",
+        default: "positions"),
       .value(
         "crop", "X",
         "Share of annotated clips' augmented copies framed tighter: the feet or the head out "
@@ -67,7 +68,7 @@ enum TrainCommand {
       .flag(
         "reflect",
         "Mirror annotated clips for real (x reflected, sides swapped), not only by renaming the "
-          + "sides (the shipped weights' recipe renames)."),
+          + "sides (the shipped weights' recipe reflects)."),
       FoldOption.option,
     ],
     discussion: """

@@ -33,7 +33,7 @@ enum WeightsInspection {
     row(
       "Features",
       "spec version \(metadata.features.version) ("
-        + (metadata.features.version >= 2
+        + (metadata.features.addsBodyFrame
           ? "positions, joint angles, limb directions and lengths" : "joint positions")
         + "), present above confidence "
         + "\(metadata.features.presenceThreshold), body size over "
