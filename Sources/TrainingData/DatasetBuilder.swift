@@ -11,7 +11,8 @@ public enum DatasetBuilder {
   /// in. Windows mostly in another segment are left out: the runtime's smoother, not the
   /// network, is meant to decide those moments. Workouts are drawn on every core, four per
   /// one of `workers` at a time, and added in order: each draws from its own generator, so the
-  /// set is the same for any number of workers.
+  /// set is the same for any number of workers. Frames become `features` (the trained model's
+  /// `FeatureSpec`).
   public static func synthetic(
     count: Int, seed: UInt64, labels: [String], cameras: VirtualCamera.Mix = .any,
     rehab: Double = 0, others: [OtherActivity.Kind] = OtherActivity.Kind.classic,
@@ -177,6 +178,7 @@ public enum DatasetBuilder {
   ///   - reflect: mirrored copies are reflected (x flipped, sides swapped); else their sides
   ///     are only renamed.
   ///   - crops: the share of variants framed tighter (`Augmentation.crops`).
+  ///   - features: what the windows hold a frame (the trained model's `FeatureSpec`).
   ///   - include: whether clip n of the file is used (cross-validation folds).
   public static func annotated(
     _ path: String, labels: [String], variants: Int, seed: UInt64, stride: Int = 6,

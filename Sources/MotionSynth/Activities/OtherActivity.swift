@@ -117,10 +117,7 @@ public struct OtherActivity: Activity {
           flexion: 40 + 60 * sin(phase + style.phases[2]),
           abduction: 60 + 40 * cos(phase + style.phases[2]))
       }
-      a.leftForearm = .init(
-        flexion: a.leftUpperArm.flexion + 10, abduction: a.leftUpperArm.abduction)
-      a.rightForearm = .init(
-        flexion: a.rightUpperArm.flexion + 10, abduction: a.rightUpperArm.abduction)
+      a.forearmsFollowUpperArms(bentBy: 10)
       return BodyState(articulation: a, yaw: yaw)
     case .stretching:
       // Holds of a few seconds each, eased from one to the next.
@@ -214,12 +211,7 @@ public struct OtherActivity: Activity {
           arm, upper: .init(flexion: 80 + 90 * sin(phase), abduction: 20 + 15 * cos(phase)),
           fore: .init(flexion: 90 + 90 * sin(phase), abduction: 15 + 15 * cos(phase)))
       }
-      if style.variant != 2 {
-        a.leftForearm = .init(
-          flexion: a.leftUpperArm.flexion + 15, abduction: a.leftUpperArm.abduction)
-        a.rightForearm = .init(
-          flexion: a.rightUpperArm.flexion + 15, abduction: a.rightUpperArm.abduction)
-      }
+      if style.variant != 2 { a.forearmsFollowUpperArms(bentBy: 15) }
       return BodyState(articulation: a, yaw: yaw)
     case .looseArmSwings:
       // Arms swung forward and back in turn, as people loosen up or wait, drawn the way a

@@ -152,6 +152,14 @@ extension Articulation {
     (rightUpperArm, rightForearm) = arm
   }
 
+  /// Each forearm in line with its upper arm's plane, bent `degrees` further at the elbow.
+  mutating func forearmsFollowUpperArms(bentBy degrees: Double) {
+    leftForearm = Limb(
+      flexion: leftUpperArm.flexion + degrees, abduction: leftUpperArm.abduction)
+    rightForearm = Limb(
+      flexion: rightUpperArm.flexion + degrees, abduction: rightUpperArm.abduction)
+  }
+
   /// One arm.
   mutating func setArm(_ side: RepTimeline.Side, upper: Limb, fore: Limb) {
     if side == .left {
