@@ -67,6 +67,16 @@ final class MultiSignalEngine: RepEngine {
     leader = 0
   }
 
+  /// The movement goes on while any signal sees it; the last rep and the pace are the
+  /// leader's, the signal that sets the count.
+  func movement(at t: Double) -> SetMovement {
+    var movement = engines[leader].movement(at: t)
+    for engine in engines where !movement.goesOn {
+      movement.goesOn = engine.movement(at: t).goesOn
+    }
+    return movement
+  }
+
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
     for index in engines.indices {
       engines[index].interrupt(at: t, because: reason) { forward($0, from: index, emit) }

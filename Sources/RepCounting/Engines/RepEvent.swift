@@ -159,4 +159,7 @@ public protocol RepEngine: AnyObject {
   /// that was under way is reported as `interrupted` (or `out_of_sight`), except one that the
   /// end of the stream finds on its way back up, which the signal engine counts.
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void)
+  /// What the engine sees of the set's movement at `t`, the time of the last frame it took
+  /// or later. Allocates nothing.
+  func movement(at t: Double) -> SetMovement
 }

@@ -82,7 +82,6 @@ final class SignalEngine: RepEngine {
   /// Full reps move this share of the typical range; reps move `countFraction` of it.
   private let fullFraction: Double
   private let countFraction: Double
-  private let learnSeconds: Double
   private let minRepSeconds: Double
   private let partial: ExerciseDefinition.PartialRule?
   /// A rep takes at most this long (`max_rep_seconds`, 8 s by default); a slower "rep" is a
@@ -106,24 +105,12 @@ final class SignalEngine: RepEngine {
   @exclusivity(unchecked) private var dipLow = 0.0
   @exclusivity(unchecked) private var dipStart = 0.0
   @exclusivity(unchecked) private var lastTime: Double?
-  /// Seconds between the last two frames read in a row.
-  @exclusivity(unchecked) private var lastFrameStep: Double?
-  /// The last six counted reps: range, end, duration, leading side, whether full.
-  @exclusivity(unchecked) private var recentReps = FixedRing<
-    (range: Double, time: Double, duration: Double, side: SideChoice?, full: Bool)
-  >(
-    capacity: 6, repeating: (0, 0, 0, nil, false))
-  /// The last raw values, for the median of `median_frames`.
-  @exclusivity(unchecked) private var rawValues: FixedRing<Double>
-  /// How unsteady the detector makes the signal: the median size, over the last 45 frames, of
-  /// the reads' fourth difference x₀ − 4x₋₁ + 6x₋₂ − 4x₋₃ + x₋₄, over 0.6745·√70 ≈ 5.64 (what
-  /// makes it the deviation of white noise). A movement, smooth over five frames, hardly
-  /// registers in it, and the median ignores a wild frame. The reads come through the reader's
-  /// medians of three, which take out most of a detector's frame-to-frame noise: joints shaken
-  /// by white noise of deviation σ measure about 0.3 σ, from 0.12 to 0.6 σ as the 45 frames
-  /// fall (`NoiseEstimateTests`).
-  @exclusivity(unchecked) private var jitter = RunningMedian(capacity: 45)
-  @exclusivity(unchecked) private var lastReads = FixedRing<Double>(capacity: 4, repeating: 0)
+  /// The median of the last reads and the measured jitter.
+  @exclusivity(unchecked) private var conditioner: SignalConditioner
+  /// What the person's recent reps taught: their range, duration, side and pace.
+  @exclusivity(unchecked) private var history: RepHistory
+  /// When the reps ended and how long they took, for the set's movement.
+  @exclusivity(unchecked) private var pace: RepPace
   /// The noise floor: no rep, and no refusal, is smaller than `noise_multiple` (16 by default)
   /// times the measured jitter, but the floor never rises above `min_range`. 16 times about
   /// 0.3 σ is about 5 σ of the joints' white noise; real jitter is also slower than white
@@ -133,30 +120,24 @@ final class SignalEngine: RepEngine {
   /// to their noise countable.
   private let noiseMultiple: Double
   private var noiseFloor: Double {
-    min((rhythm == nil ? noiseMultiple : Self.rhythmNoiseMultiple) * noiseDeviation, minRange)
+    min(
+      (rhythm.current == nil ? noiseMultiple : Self.rhythmNoiseMultiple)
+        * conditioner.noiseDeviation, minRange)
   }
   /// Within a rhythm, the noise floor is this many times the jitter: a movement that repeats
   /// cycle after cycle is told from noise by its regularity (the correlation over seconds),
   /// not by its size in one frame's noise, so reps smaller than 16 times the jitter count.
   static let rhythmNoiseMultiple = 3.0
   /// The deviation of the signal's frame-to-frame noise, as measured (0 before five reads).
-  var noiseDeviation: Double { Double(jitter.median ?? 0) / 5.64 }
+  var noiseDeviation: Double { conditioner.noiseDeviation }
   /// A rep quicker than this share of the median duration of the last cycles (counted or not,
   /// once there are three; forgotten after `learn_seconds` without a rep) is not one of this
   /// set's reps.
   static let tempoFloor = 0.4
   /// No rep, whatever the rhythm, is quicker than this.
   static let shortestRhythmRep = 0.2
-  @exclusivity(unchecked) private var recentDurations = RunningMedian(capacity: 6)
-  /// The last rep's trough and drop, until its way back up is known.
-  @exclusivity(unchecked) private var pendingTrough: Double?
-  @exclusivity(unchecked) private var pendingDrop = 0.0
-  @exclusivity(unchecked) private var pendingRep: (duration: Double, full: Bool) = (0, false)
-  /// The side that led at the bottom of the rep under way, and of the pending one.
+  /// The side that led at the bottom of the rep under way.
   @exclusivity(unchecked) private var troughSide: SideChoice?
-  @exclusivity(unchecked) private var pendingSide: SideChoice?
-  /// When the last rep was counted.
-  @exclusivity(unchecked) private var lastRepEnd = -Double.infinity
   /// Offsets and distances are in body sizes, measured at `scale` (angles need none).
   private let scaled: Bool
   @exclusivity(unchecked) private var scale: Float?
@@ -164,20 +145,10 @@ final class SignalEngine: RepEngine {
   @exclusivity(unchecked) var onSample: ((SignalSample) -> Void)?
   /// Which of a definition's signals this engine reads (for samples).
   @exclusivity(unchecked) var signalIndex = 0
-  /// The person's cadence in the smoothed signal.
-  @exclusivity(unchecked) private var cadence = CadenceEstimator()
+  /// The rhythm the set keeps in the smoothed signal.
+  @exclusivity(unchecked) private var rhythm = SetRhythm()
   /// The last cycles of movement, counted or not.
   @exclusivity(unchecked) private var cycles = RecentCycles()
-  /// The rhythm the set keeps (`updateRhythm(at:)`), nil outside one.
-  @exclusivity(unchecked) private var rhythm: Cadence?
-  /// The rhythm the estimate last found, and since when it has held (its period within 30%).
-  @exclusivity(unchecked) private var heldRhythm: Cadence?
-  @exclusivity(unchecked) private var lockedSince: Double?
-  /// When the thresholds alone last counted a rep (not a cycle counted for a rhythm).
-  @exclusivity(unchecked) private var lastThresholdRep = -Double.infinity
-  /// A rhythm counts once it has held this many of its periods: a few seconds of regular
-  /// movement in a long video (a detector's wobble, fidgeting) is not yet a set.
-  static let sustainedPeriods = 2.0
   /// The smallest swing a rhythm of reps has: `partial.min_range` (else `min_range_learned`).
   private let rhythmFloor: Double
 
@@ -208,14 +179,15 @@ final class SignalEngine: RepEngine {
     returnFraction = thresholds.returnFraction ?? 1
     fullFraction = thresholds.fullFraction
     countFraction = thresholds.repFraction
-    learnSeconds = thresholds.learnSeconds ?? 30
+    history = RepHistory(learnSeconds: thresholds.learnSeconds ?? 30)
     noiseMultiple = thresholds.jitterMultiple
     minRepSeconds = definition.minRepSeconds ?? 0
     maxRepSeconds = definition.maxRepSeconds ?? 8
+    pace = RepPace(memory: history.learnSeconds, longestPeriod: maxRepSeconds)
     partial = definition.partial
     rhythmFloor = definition.partial?.minRange ?? learnedMinRange
     strict = definition.strict ?? false
-    rawValues = FixedRing(capacity: counting.medianLength, repeating: 0)
+    conditioner = SignalConditioner(medianLength: counting.medianLength)
   }
 
   func interrupt(at t: Double, because reason: Interruption, emit: (RepEvent) -> Void) {
@@ -248,25 +220,19 @@ final class SignalEngine: RepEngine {
     smoothed = nil
     atBottom = false
     lastTime = nil
-    lastReads.removeAll()
-    pendingTrough = nil
+    conditioner.restart()
+    history.dropPending()
     scale = nil
-    rawValues.removeAll()
     cycles.restart()
   }
 
   func reset() {
     startSet()
-    cadence.forget()
+    rhythm.forget()
     cycles.removeAll()
-    rhythm = nil
-    heldRhythm = nil
-    lockedSince = nil
-    lastThresholdRep = -.infinity
-    jitter.removeAll()
-    recentReps.removeAll()
-    recentDurations.removeAll()
-    lastRepEnd = -.infinity
+    conditioner.forget()
+    history.removeAll()
+    pace.removeAll()
   }
 
   // MARK: thresholds
@@ -278,7 +244,7 @@ final class SignalEngine: RepEngine {
     let noise = noiseFloor
     guard let typical = typicalRange(at: t, fullOnly: false) else { return max(minRange, noise) }
     if strict { return max(learnedMinRange, fullFraction * typical, noise) }
-    if rhythm != nil { return max(rhythmFloor, countFraction * typical, noise) }
+    if rhythm.current != nil { return max(rhythmFloor, countFraction * typical, noise) }
     guard inSet(at: t) else { return max(minRange, noise) }
     return max(learnedMinRange, countFraction * typical, noise)
   }
@@ -290,61 +256,15 @@ final class SignalEngine: RepEngine {
     return max(learnedMinRange, fullFraction * typical)
   }
 
-  /// Whether a set is under way: the last rep ended within two of the recent reps' median
-  /// durations (a pause longer than that, and the next rep must prove itself again).
+  /// Whether a set is under way: a rhythm is held, or the reps say so (`RepHistory.inSet`).
   private func inSet(at t: Double) -> Bool {
-    if rhythm != nil { return true }
-    guard let duration = median(at: t, side: nil, fullOnly: false, of: .duration) else {
-      return false
-    }
-    return t - lastRepEnd <= 2 * max(duration, 0.5)
+    rhythm.current != nil || history.inSet(at: t)
   }
 
-  /// The median range of the recent reps; when the sides alternate (a knee raise led by each
-  /// leg in turn), the smaller of the two sides' medians: seen from above, a leg raised a little
-  /// less looks half as high, and it is held to its own reps, not the other leg's.
+  /// The typical range of a rep: the rhythm's swing, else the recent reps' (`RepHistory`).
   private func typicalRange(at t: Double, fullOnly: Bool) -> Double? {
-    if let rhythm { return rhythm.swing }
-    let all = median(at: t, side: nil, fullOnly: fullOnly, of: .range)
-    guard let left = median(at: t, side: .left, fullOnly: fullOnly, of: .range),
-      let right = median(at: t, side: .right, fullOnly: fullOnly, of: .range)
-    else { return all }
-    return min(left, right)
-  }
-
-  /// A measure of a counted rep, for `median(at:side:fullOnly:of:)`.
-  private enum RepMeasure { case range, duration }
-
-  /// The median of a measure of the reps in the last `learn_seconds` (led by `side`, if given;
-  /// full ones only, if asked). Runs several times a frame: sorts on the stack, with no array
-  /// or key path in the loop.
-  private func median(
-    at t: Double, side: SideChoice?, fullOnly: Bool, of measure: RepMeasure
-  ) -> Double? {
-    withUnsafeTemporaryAllocation(of: Double.self, capacity: recentReps.capacity) { sorted in
-      var count = 0
-      for entry in recentReps where t - entry.time <= learnSeconds {
-        if let side, entry.side != side { continue }
-        if fullOnly && !entry.full { continue }
-        count = Self.insert(measure == .range ? entry.range : entry.duration, into: sorted, count)
-      }
-      return count == 0 ? nil : sorted[count / 2]
-    }
-  }
-
-  /// Inserts `value` into the first `count` values of `sorted` (ascending); returns the new
-  /// count.
-  @inline(__always)
-  private static func insert(
-    _ value: Double, into sorted: UnsafeMutableBufferPointer<Double>, _ count: Int
-  ) -> Int {
-    var slot = count
-    while slot > 0, sorted[slot - 1] > value {
-      sorted[slot] = sorted[slot - 1]
-      slot -= 1
-    }
-    sorted[slot] = value
-    return count + 1
+    if let current = rhythm.current { return current.swing }
+    return history.typicalRange(at: t, fullOnly: fullOnly)
   }
 
   /// Where the signal is when the stream ends, which the median and the EMA reach only frames
@@ -352,51 +272,30 @@ final class SignalEngine: RepEngine {
   /// for a rep to count there and one wild last frame cannot make one; nil unless the last two
   /// frames were read.
   private var lastTwoReadsLow: Double? {
-    guard lastReads.count >= 2 else { return nil }
-    return min(sign * lastReads[age: 0], sign * lastReads[age: 1])
-  }
-
-  /// Adds the fourth difference of the last five reads (consecutive frames) to `jitter`. A
-  /// change of measuring scale between reps mixes scales in at most four differences, which
-  /// the median over 45 absorbs.
-  private func observeJitter(_ read: Double) {
-    if lastReads.isFull {
-      let (a, b, c, d) = (lastReads[0], lastReads[1], lastReads[2], lastReads[3])
-      jitter.add(Float(abs(read - 4 * d + 6 * c - 4 * b + a)))
-    }
-    lastReads.append(read)
-  }
-
-  /// The median of the last `median_frames` raw values (fewer at the start or after a gap),
-  /// or of the last `length`, if fewer.
-  private func medianOfRecent(_ value: Double, length: Int) -> Double {
-    rawValues.append(value)
-    return withUnsafeTemporaryAllocation(of: Double.self, capacity: rawValues.capacity) {
-      sorted in
-      var count = 0
-      for age in 0..<min(length, rawValues.count) {
-        count = Self.insert(rawValues[age: age], into: sorted, count)
-      }
-      return sorted[count / 2]
-    }
+    guard let (newest, before) = conditioner.lastTwoReads else { return nil }
+    return min(sign * newest, sign * before)
   }
 
   /// How many frames the median spans and how much of each new value the EMA takes: the
   /// definition's, but lighter for a rhythm quicker than a second, so that reps of half a
   /// second keep their tops and bottoms (the median spans at most a fifth of a cycle).
   private var smoothingForRhythm: (median: Int, alpha: Double) {
-    guard let rhythm, rhythm.period < 1, let frameStep = lastFrameStep, frameStep > 0 else {
-      return (rawValues.capacity, alpha)
+    let length = conditioner.medianLength
+    guard let current = rhythm.current, current.period < 1, let frameStep = conditioner.frameStep,
+      frameStep > 0
+    else {
+      return (length, alpha)
     }
-    let span = Int(rhythm.period / frameStep / 5)
-    return (min(rawValues.capacity, max(3, span | 1)), min(1, alpha / rhythm.period))
+    let span = Int(current.period / frameStep / 5)
+    return (min(length, max(3, span | 1)), min(1, alpha / current.period))
   }
 
-  /// Feeds the smoothed signal to the cadence estimate, and takes the rhythm it finds if that
-  /// swings enough to be reps: at least `rhythmFloor` and the rhythm's noise floor.
+  /// Feeds the smoothed signal to the rhythm, which takes what the cadence estimate finds if
+  /// that swings enough to be reps (`SetRhythm`), and to the cycles.
   private func followCadence(_ s: Double, t: Double) {
-    cadence.add(s, at: t)
-    updateRhythm(at: t)
+    rhythm.follow(
+      s, at: t, floor: rhythmSwingFloor, unanchoredFloor: unanchoredFloor,
+      anchored: t - history.lastThresholdRep <= history.learnSeconds)
     cycles.follow(s, at: t, threshold: rhythmSwingFloor)
   }
 
@@ -413,31 +312,12 @@ final class SignalEngine: RepEngine {
     max(unanchoredSwing, min(noiseMultiple * noiseDeviation, minRange))
   }
 
-  /// The rhythm is a set's once the estimate has held it for `sustainedPeriods`, it swings at
-  /// least the rhythm floor, and either a rep the thresholds alone counted lies within
-  /// `learn_seconds` or it swings `min_range_rhythm`: a person standing still sways their arms
-  /// in a rhythm too (a front raise's signal follows), but never through a whole rep, nor as
-  /// far as a set of small reps.
-  private func updateRhythm(at t: Double) {
-    let floor = rhythmSwingFloor
-    let found = cadence.current.flatMap { $0.swing >= floor ? $0 : nil }
-    if let found {
-      if let held = heldRhythm, abs(found.period - held.period) <= 0.3 * held.period {
-        // the same rhythm, held
-      } else {
-        lockedSince = t
-      }
-    } else {
-      lockedSince = nil
-    }
-    heldRhythm = found
-    if let found, let lockedSince, t - lockedSince >= Self.sustainedPeriods * found.period,
-      t - lastThresholdRep <= learnSeconds || found.swing >= unanchoredFloor
-    {
-      rhythm = found
-    } else {
-      rhythm = nil
-    }
+  /// What the engine sees of the set's movement at `t` (`RepPace.movement`): the rhythm held,
+  /// the reps' pace, or a rep under way since the signal left its top.
+  func movement(at t: Double) -> SetMovement {
+    pace.movement(
+      at: t, rhythmPeriod: rhythm.current?.period, underWaySince: atBottom ? peakTime : nil,
+      longest: maxRepSeconds)
   }
 
   // MARK: frames
@@ -447,19 +327,17 @@ final class SignalEngine: RepEngine {
     // After a gap, frames from before it must not steady the ones after it.
     if let lastTime, t - lastTime > 0.15 {
       reader.forgetRecent()
-      rawValues.removeAll()
-      lastReads.removeAll()
+      conditioner.restart()
     }
     guard let read = reader.value(pose, bodySize: bodySize, minConfidence: minConfidence) else {
-      lastReads.removeAll()  // the fourth difference is of consecutive reads
+      conditioner.missedRead()
       return
     }
     let smoothing = smoothingForRhythm
-    let raw = medianOfRecent(read, length: smoothing.median)
-    observeJitter(read)
+    let raw = conditioner.condition(read, length: smoothing.median)
     let value = raw * sign
     let dt = lastTime.map { max(0, t - $0) } ?? 0
-    if dt > 0 && dt <= 0.15 { lastFrameStep = dt }
+    conditioner.step(dt)
     lastTime = t
     guard let previous = smoothed else {
       smoothed = value
@@ -500,8 +378,8 @@ final class SignalEngine: RepEngine {
     let drop = peak - trough
     if isBack(s) {
       finishRep(at: t, emit: emit)
-    } else if let rhythm, t - peakTime > 2 * rhythm.period + 0.5,
-      let top = cadence.highest(over: 1.25 * rhythm.period)
+    } else if let current = rhythm.current, t - peakTime > 2 * current.period + 0.5,
+      let top = rhythm.highest(over: 1.25 * current.period)
     {
       // Two cycles of the person's rhythm and the rep has not come back: the top it left
       // was not this rhythm's (a settling swing, a glitch). Refused, and counting goes on
@@ -544,8 +422,8 @@ final class SignalEngine: RepEngine {
       peak = s
       peakSetAt = t
       rules.beginRep()  // a rep is measured from the top it leaves
-    } else if let rhythm, t - peakSetAt > 1.25 * rhythm.period,
-      let top = cadence.highest(over: 1.25 * rhythm.period), top.value < peak
+    } else if let current = rhythm.current, t - peakSetAt > 1.25 * current.period,
+      let top = rhythm.highest(over: 1.25 * current.period), top.value < peak
     {
       // A cycle of the rhythm below the peak: the peak was not this rhythm's top.
       peak = top.value
@@ -559,7 +437,7 @@ final class SignalEngine: RepEngine {
     rules.observe(pose, main: raw, bodySize: bodySize, minConfidence: minConfidence)
     let dropped = fixedEnter.map { s <= $0 } ?? (s <= peak - needed)
     if dropped {
-      learnPendingRange(at: t)
+      history.learnPendingRange(peak: peak, at: t)
       atBottom = true
       threshold = required(at: t)  // with the rep just learned
       trough = s
@@ -585,7 +463,7 @@ final class SignalEngine: RepEngine {
     }
     dipLow = min(dipLow, s)
     let floor = max(
-      strict || rhythm != nil ? partial.minRange : max(partial.minRange, learnedMinRange),
+      strict || rhythm.current != nil ? partial.minRange : max(partial.minRange, learnedMinRange),
       noiseFloor)
     guard dipTop - dipLow >= floor, s >= dipLow + floor else { return }
     if strict || inSet(at: dipStart) {
@@ -614,7 +492,9 @@ final class SignalEngine: RepEngine {
   /// swing set too high. The rhythm is the evidence that they were reps. Cycles within the rep
   /// under way are left to it; after them, the top is the last one's.
   private func countPassedOverCycles(at t: Double, emit: (RepEvent) -> Void) {
-    guard let rhythm, let lockedSince, !strict else { return }
+    guard let rhythm = rhythm.current, let lockedSince = self.rhythm.lockedSince, !strict else {
+      return
+    }
     let needed = required(at: t)
     let horizon = min(
       Self.recountedSeconds, t - lockedSince + Self.recountedPeriods * rhythm.period)
@@ -645,7 +525,7 @@ final class SignalEngine: RepEngine {
   /// alike in pace and depth (`RecentCycles.countAlikeRun`), each quicker than
   /// `shortSetLongestCycle` and as deep as a rhythm with no rep of its own must be.
   private func countShortSet(at t: Double, emit: (RepEvent) -> Void) {
-    guard rhythm == nil, !strict else { return }
+    guard rhythm.current == nil, !strict else { return }
     cycles.closeLastCycle(threshold: rhythmSwingFloor)
     let bar = max(unanchoredFloor, rhythmSwingFloor)
     func candidate(_ cycle: RecentCycles.Cycle) -> Bool {
@@ -674,7 +554,8 @@ final class SignalEngine: RepEngine {
     if counted.partial { counted.cue = partial?.cue }
     count += 1
     counted.count = count
-    lastRepEnd = max(lastRepEnd, cycle.end)
+    history.countedCycle(end: cycle.end)
+    pace.add(end: cycle.end, duration: cycle.end - cycle.start)
     emit(.rep(counted))
   }
 
@@ -693,7 +574,7 @@ final class SignalEngine: RepEngine {
     let drop = peak - trough
     guard !strict, inSet(at: peakTime), drop >= fullDrop(at: t), !isShallow(drop, at: t),
       let typical = typicalRange(at: t, fullOnly: false), drop >= Self.cutShortDepth * typical,
-      let duration = median(at: t, side: nil, fullOnly: false, of: .duration)
+      let duration = history.median(at: t, side: nil, fullOnly: false, of: .duration)
     else { return false }
     return t - peakTime <= duration
   }
@@ -722,14 +603,12 @@ final class SignalEngine: RepEngine {
       return
     }
     // The pace of reps more than `learn_seconds` ago (an earlier set) judges nothing.
-    if t - lastRepEnd > learnSeconds { recentDurations.removeAll() }
-    let tempo = recentDurations.count >= 3 ? Double(recentDurations.median!) : 0
-    recentDurations.add(Float(duration))
+    let tempo = history.pace(adding: duration, at: t)
     // A rhythm quicker than `min_rep_seconds` allows says how quick a rep may be: reps of
     // 0.4 s are a cadence, not a glitch. Quicker than the person's own recent pace: not one of
     // their reps, whatever a rhythm shows later; quicker only than `min_rep_seconds`: a rhythm
     // found later may show that it was.
-    let shortest = rhythm.map(shortestRep(in:)) ?? minRepSeconds
+    let shortest = rhythm.current.map(shortestRep(in:)) ?? minRepSeconds
     let offPace = duration < Self.tempoFloor * tempo
     guard duration >= shortest && !offPace else {
       refuse(
@@ -780,13 +659,11 @@ final class SignalEngine: RepEngine {
     var counted = counted
     count += 1
     counted.count = count
-    lastRepEnd = counted.end
-    lastThresholdRep = counted.end
+    history.counted(
+      end: counted.end, trough: trough, drop: counted.rangeOfMotion, duration: counted.duration,
+      full: !counted.partial, side: troughSide)
+    pace.add(end: counted.end, duration: counted.duration)
     cycles.heard(from: counted.start, to: counted.end, .rep(taken: false))
-    pendingTrough = trough
-    pendingDrop = counted.rangeOfMotion
-    pendingSide = troughSide
-    pendingRep = (counted.duration, !counted.partial)
     emit(.rep(counted))
   }
 
@@ -797,17 +674,6 @@ final class SignalEngine: RepEngine {
       let typical = typicalRange(at: t, fullOnly: true) ?? typicalRange(at: t, fullOnly: false)
     else { return false }
     return range < fullFraction * typical
-  }
-
-  /// Learns the last rep's range once the signal has come back as far as it will: the smaller
-  /// of the way down and the way back up. Getting into position (arms up to the rack before a
-  /// shoulder press) makes a first "rep" with a long way down and a short way back; counting
-  /// that as the person's range would make every real rep look partial.
-  private func learnPendingRange(at t: Double) {
-    guard let trough = pendingTrough else { return }
-    let range = min(pendingDrop, peak - trough)
-    pendingTrough = nil
-    recentReps.append((range, t, pendingRep.duration, pendingSide, pendingRep.full))
   }
 
   /// The body size a rep is measured in: it follows the estimate only between reps, so a step
@@ -827,8 +693,7 @@ final class SignalEngine: RepEngine {
     peak *= ratio
     dipTop *= ratio
     dipLow *= ratio
-    pendingTrough = pendingTrough.map { $0 * ratio }
-    pendingDrop *= ratio
+    history.rescale(by: ratio)
     scale = bodySize
     return bodySize
   }

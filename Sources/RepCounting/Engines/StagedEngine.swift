@@ -28,6 +28,12 @@ final class StagedEngine: RepEngine {
   @exclusivity(unchecked) private var leftFirstStage = 0.0
   @exclusivity(unchecked) private var middleReached = 0.0
   @exclusivity(unchecked) private var lastRep = -Double.infinity
+  /// When the reps ended and how long they took, for the set's movement.
+  @exclusivity(unchecked) private var pace = RepPace(
+    memory: StagedEngine.paceMemory, longestPeriod: StagedEngine.longestPeriod)
+  /// How long ago a rep still tells the person's pace, and the slowest pace of one set.
+  static let paceMemory = 30.0
+  static let longestPeriod = 8.0
   @exclusivity(unchecked) private var low = Double.infinity
   @exclusivity(unchecked) private var high = -Double.infinity
   private let alpha: Float
@@ -118,7 +124,16 @@ final class StagedEngine: RepEngine {
     candidate = -1
     candidateFrames = 0
     lastRep = -.infinity
+    pace.removeAll()
     smoothed = Pose()
+  }
+
+  /// The movement goes on within two periods of the reps' pace, or while a cycle is under way
+  /// (past the first stage) for no longer than the person's reps take.
+  func movement(at t: Double) -> SetMovement {
+    let underWay = (current ?? 0) > 0 ? leftFirstStage : nil
+    return pace.movement(
+      at: t, rhythmPeriod: nil, underWaySince: underWay, longest: Self.longestPeriod)
   }
 
   /// Each confident joint eased towards its new position; an unsure one keeps its confidence
@@ -210,6 +225,7 @@ final class StagedEngine: RepEngine {
       return
     }
     lastRep = t
+    pace.add(end: t, duration: duration)
     count += 1
     emit(
       .rep(

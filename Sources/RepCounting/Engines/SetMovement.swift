@@ -1,0 +1,111 @@
+import Poses
+
+/// What an engine sees of its set's movement at a moment: whether it goes on, and when the last
+/// rep ended. The session keeps a set under way while its movement goes on, whatever the
+/// classifier's doubts, and ends it at its last rep when the movement stops
+/// (`Sources/Spotter/Runtime/SetTracker.swift`).
+public struct SetMovement: Equatable, Sendable {
+  /// The movement goes on: a rhythm is held, a rep ended within the last two periods of the
+  /// set's pace, or a rep is under way (the signal away from its top for no longer than the
+  /// person's reps take).
+  public var goesOn: Bool
+  /// When the last rep counted ended (−∞ before any).
+  public var lastRep: Double
+  /// The median duration of the recent reps, nil before any.
+  public var repDuration: Double?
+
+  public init(goesOn: Bool, lastRep: Double, repDuration: Double?) {
+    self.goesOn = goesOn
+    self.lastRep = lastRep
+    self.repDuration = repDuration
+  }
+
+  /// Nothing moving, no rep known.
+  public static let still = SetMovement(goesOn: false, lastRep: -.infinity, repDuration: nil)
+}
+
+/// The pace of an engine's reps: when the last ones ended and how long each took, from which it
+/// tells whether the movement goes on (`SetMovement`).
+///
+/// A set of slow reps (one every 8 s, the person standing tall between them) is no rhythm the
+/// cadence estimate can hold (it looks at periods up to 4 s), so its pace comes from the reps
+/// themselves: the median time from one rep's end to the next. Allocates only at `init`.
+struct RepPace {
+  /// The last reps' ends and durations (oldest first).
+  private var reps = FixedRing<(end: Double, duration: Double)>(capacity: 6, repeating: (0, 0))
+  /// How long ago a rep still tells the pace (an earlier set's reps tell nothing).
+  let memory: Double
+  /// The slowest pace a set keeps: reps further apart are separate sets.
+  let longestPeriod: Double
+
+  init(memory: Double, longestPeriod: Double) {
+    self.memory = memory
+    self.longestPeriod = longestPeriod
+  }
+
+  var lastRep: Double { reps.last?.end ?? -.infinity }
+
+  mutating func add(end: Double, duration: Double) { reps.append((end, duration)) }
+
+  mutating func removeAll() { reps.removeAll() }
+
+  /// The median duration of the reps within `memory` of `t`.
+  func typicalDuration(at t: Double) -> Double? {
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: reps.capacity) { sorted in
+      var count = 0
+      for rep in reps where t - rep.end <= memory {
+        count = sorted.insertSorted(rep.duration, count: count)
+      }
+      return count == 0 ? nil : sorted[count / 2]
+    }
+  }
+
+  /// The median time between consecutive reps' ends within `memory` of `t` (nil with fewer
+  /// than two).
+  func typicalPeriod(at t: Double) -> Double? {
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: reps.capacity) { sorted in
+      var count = 0
+      var previous: Double?
+      for rep in reps where t - rep.end <= memory {
+        if let previous { count = sorted.insertSorted(rep.end - previous, count: count) }
+        previous = rep.end
+      }
+      return count == 0 ? nil : sorted[count / 2]
+    }
+  }
+
+  /// The movement at `t`: it goes on while `rhythmPeriod` is held, within two periods of the
+  /// last rep (the reps' own pace, else the rhythm's, else twice a rep's duration: a set's
+  /// second rep comes after the first one's time and a pause), or while a rep is under way
+  /// since `underWaySince` for no longer than one and a half of the person's reps (`longest`
+  /// before any).
+  func movement(at t: Double, rhythmPeriod: Double?, underWaySince: Double?, longest: Double)
+    -> SetMovement
+  {
+    let duration = typicalDuration(at: t)
+    var goesOn = rhythmPeriod != nil
+    if !goesOn, let duration {
+      let period = typicalPeriod(at: t) ?? rhythmPeriod ?? 2 * duration
+      goesOn = t - lastRep <= min(2 * max(period, duration), 2 * longestPeriod)
+    }
+    if !goesOn, let since = underWaySince {
+      goesOn = t - since <= (duration.map { max(1.5 * $0, 1) } ?? longest)
+    }
+    return SetMovement(goesOn: goesOn, lastRep: lastRep, repDuration: duration)
+  }
+}
+
+extension UnsafeMutableBufferPointer<Double> {
+  /// Inserts `value` into the first `count` values (ascending); returns the new count. For
+  /// medians sorted on the stack, with no array in the loop.
+  @inline(__always)
+  func insertSorted(_ value: Double, count: Int) -> Int {
+    var slot = count
+    while slot > 0, self[slot - 1] > value {
+      self[slot] = self[slot - 1]
+      slot -= 1
+    }
+    self[slot] = value
+    return count + 1
+  }
+}
