@@ -97,6 +97,10 @@ extension ExerciseDefinition {
     if let anchors {
       try named("anchors") { () throws(DefinitionProblem) in try anchors.validate() }
     }
+    for (index, other) in (looksLike ?? []).enumerated() where other.isEmpty || other == label {
+      throw DefinitionProblem(
+        "looks_like[\(index)]", "must name another exercise's label, got \"\(other)\"")
+    }
     if let partial, partial.minRange <= 0 {
       throw DefinitionProblem("partial.min_range", "must be above 0, got \(partial.minRange)")
     }

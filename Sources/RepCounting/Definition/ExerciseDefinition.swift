@@ -31,6 +31,10 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   public var anchors: Anchors?
   /// The joint whose angle each rep reports in degrees, per side (`knee` for a squat).
   public var rangeJoint: JointAngle?
+  /// Labels of exercises that look like this one from some cameras (`looks_like`): a sit-up
+  /// filmed from the side looks like a bench press. When the classifier hesitates between the
+  /// two, the one whose engine sees its movement in the recent frames starts.
+  public var looksLike: [String]?
 
   public enum Engine: String, Codable, Sendable { case signal, staged }
 
@@ -242,6 +246,7 @@ public struct ExerciseDefinition: Codable, Equatable, Sendable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case name, label, description, engine, partial, cues, anchors, strict
     case rangeJoint = "range_joint"
+    case looksLike = "looks_like"
     case isDefault = "default"
     case minConfidence = "min_confidence"
     case minRepSeconds = "min_rep_seconds"
@@ -311,6 +316,7 @@ extension ExerciseDefinition {
     cues = try container.decodeIfPresent([CueRule].self, forKey: .cues)
     anchors = try container.decodeIfPresent(Anchors.self, forKey: .anchors)
     rangeJoint = try container.decodeIfPresent(JointAngle.self, forKey: .rangeJoint)
+    looksLike = try container.decodeIfPresent([String].self, forKey: .looksLike)
     switch try container.decode(Engine.self, forKey: .engine) {
     case .signal:
       try Self.refuse(StagedCounting.CodingKeys.self, in: decoder, engine: .signal)
@@ -337,6 +343,7 @@ extension ExerciseDefinition {
     try container.encodeIfPresent(cues, forKey: .cues)
     try container.encodeIfPresent(anchors, forKey: .anchors)
     try container.encodeIfPresent(rangeJoint, forKey: .rangeJoint)
+    try container.encodeIfPresent(looksLike, forKey: .looksLike)
     switch counting {
     case .signal(let part): try part.encode(to: encoder)
     case .staged(let part): try part.encode(to: encoder)

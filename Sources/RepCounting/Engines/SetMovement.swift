@@ -13,15 +13,20 @@ public struct SetMovement: Equatable, Sendable {
   public var lastRep: Double
   /// The median duration of the recent reps, nil before any.
   public var repDuration: Double?
+  /// The set's pace: the median time from one rep's end to the next (the rhythm's period, or
+  /// twice a rep's duration, before two reps), nil before any.
+  public var period: Double?
 
-  public init(goesOn: Bool, lastRep: Double, repDuration: Double?) {
+  public init(goesOn: Bool, lastRep: Double, repDuration: Double?, period: Double?) {
     self.goesOn = goesOn
     self.lastRep = lastRep
     self.repDuration = repDuration
+    self.period = period
   }
 
   /// Nothing moving, no rep known.
-  public static let still = SetMovement(goesOn: false, lastRep: -.infinity, repDuration: nil)
+  public static let still = SetMovement(
+    goesOn: false, lastRep: -.infinity, repDuration: nil, period: nil)
 }
 
 /// The pace of an engine's reps: when the last ones ended and how long each took, from which it
@@ -83,15 +88,15 @@ struct RepPace {
     -> SetMovement
   {
     let duration = typicalDuration(at: t)
+    let period = duration.map { max(typicalPeriod(at: t) ?? rhythmPeriod ?? 2 * $0, $0) }
     var goesOn = rhythmPeriod != nil
-    if !goesOn, let duration {
-      let period = typicalPeriod(at: t) ?? rhythmPeriod ?? 2 * duration
-      goesOn = t - lastRep <= min(2 * max(period, duration), 2 * longestPeriod)
+    if !goesOn, let period {
+      goesOn = t - lastRep <= min(2 * period, 2 * longestPeriod)
     }
     if !goesOn, let since = underWaySince {
       goesOn = t - since <= (duration.map { max(1.5 * $0, 1) } ?? longest)
     }
-    return SetMovement(goesOn: goesOn, lastRep: lastRep, repDuration: duration)
+    return SetMovement(goesOn: goesOn, lastRep: lastRep, repDuration: duration, period: period)
   }
 }
 

@@ -314,10 +314,13 @@ final class SignalEngine: RepEngine {
 
   /// What the engine sees of the set's movement at `t` (`RepPace.movement`): the rhythm held,
   /// the reps' pace, or a rep under way since the signal left its top.
+  /// A rhythm is held only while the engine reads frames: the counter stops giving it any
+  /// while the person walks across the picture, and the last rhythm found is then stale.
   func movement(at t: Double) -> SetMovement {
-    pace.movement(
-      at: t, rhythmPeriod: rhythm.current?.period, underWaySince: atBottom ? peakTime : nil,
-      longest: maxRepSeconds)
+    let reading = lastTime.map { t - $0 <= 0.5 } ?? false
+    return pace.movement(
+      at: t, rhythmPeriod: reading ? rhythm.current?.period : nil,
+      underWaySince: atBottom ? peakTime : nil, longest: maxRepSeconds)
   }
 
   // MARK: frames

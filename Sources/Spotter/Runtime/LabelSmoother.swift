@@ -1,5 +1,19 @@
+import RepCounting
+
 /// Turns a stream of predictions into exercise starts and ends, with enter and exit hysteresis
-/// and a dwell, so the exercise never flickers.
+/// and a dwell, so the exercise never flickers; and asks the set under way's engine before
+/// ending it (`SetMovement`), as a person counting would: they keep counting while the movement
+/// goes on, whatever a glance suggests, and change their mind only when the movement changes.
+///
+/// - The classifier's doubts (`exitPredictions` in a row of anything else) end the set only
+///   once its movement has stopped.
+/// - Another exercise takes over after `switchDwell` confident predictions in a row in which
+///   the engine under way counted no rep, or in which the other exercise's own engine sees its
+///   movement (the caller's `secondOpinion`: a curl's engine counts the curls a push-up's takes
+///   for reps too).
+/// - A set whose movement has stopped ends though its label stays (`exitPredictions` in a row
+///   with nothing moving, once it has a rep); its label is then held until the classifier sees
+///   something else.
 struct LabelSmoother {
   let options: SessionOptions
   let otherLabel: Int?
@@ -10,9 +24,19 @@ struct LabelSmoother {
   private var candidateSince = 0.0
   private var exitStreak = 0
   private var exitSince = 0.0
+  /// Where the classifier first doubted the set for `exitPredictions` in a row while its
+  /// movement kept it, if no rep came since: where the set ends, whatever ends it later.
+  private var heldDoubtSince: Double?
+  /// Predictions in a row with the set under way's movement stopped, since `stillSince`.
+  private var stillStreak = 0
+  private var stillSince = 0.0
+  /// Predictions in a row of the confident candidate since the engine under way last counted a
+  /// rep.
+  private var quietStreak = 0
+  private var quietSince = 0.0
   /// A label that may not start again until a prediction of something else (a set ended by its
   /// goal while the person finishes the movement).
-  private var held: Int?
+  private(set) var held: Int?
 
   init(options: SessionOptions, otherLabel: Int?) {
     self.options = options
@@ -23,11 +47,20 @@ struct LabelSmoother {
   /// switch: the end first).
   struct Changes {
     var ended: (label: Int, at: Double)?
+    /// The set ended because its movement stopped while the classifier kept its label: the
+    /// label is held until the classifier sees something else, or its engine counts again.
+    var endedStill = false
     var started: (label: Int, at: Double)?
   }
 
-  /// Takes one prediction (nil: too little of a person to classify) at time `t`.
-  mutating func observe(label: Int?, confidence: Float, t: Double) -> Changes {
+  /// Takes one prediction (nil: too little of a person to classify) at time `t`, with what the
+  /// engine of the set under way sees of its movement then. `secondOpinion(label, since)`:
+  /// whether `label`'s engine sees its movement in the frames since `since` (asked only when
+  /// a switch to it waits on the engine under way).
+  mutating func observe(
+    label: Int?, confidence: Float, t: Double, movement: SetMovement = .still,
+    secondOpinion: (Int, Double) -> Bool = { _, _ in false }
+  ) -> Changes {
     var changes = Changes()
     if held != nil && label != held { held = nil }
     let confident =
@@ -46,7 +79,8 @@ struct LabelSmoother {
       candidate = nil
       streak = 0
     }
-    // Towards an end: anything but the active exercise, confidently or not.
+    // Towards an end: anything but the active exercise, confidently or not, once its movement
+    // has stopped; or its movement stopped for good.
     if let active {
       if label == active {
         exitStreak = 0
@@ -54,12 +88,44 @@ struct LabelSmoother {
         if exitStreak == 0 { exitSince = t }
         exitStreak += 1
       }
-      if exitStreak >= options.exitPredictions
-        || (confident && label != active && streak >= options.switchDwell)
-      {
-        changes.ended = (active, exitStreak >= options.exitPredictions ? exitSince : candidateSince)
+      if movement.goesOn || movement.lastRep == -.infinity {
+        stillStreak = 0
+      } else {
+        if stillStreak == 0 { stillSince = t }
+        stillStreak += 1
+      }
+      if confident && label != active {
+        if streak == 1 || movement.lastRep >= quietSince {
+          quietStreak = 1
+          quietSince = t
+        } else {
+          quietStreak += 1
+        }
+      } else {
+        quietStreak = 0
+      }
+      if let since = heldDoubtSince, movement.lastRep > since { heldDoubtSince = nil }
+      if exitStreak >= options.exitPredictions && movement.goesOn && heldDoubtSince == nil {
+        heldDoubtSince = exitSince
+      }
+      let doubted = exitStreak >= options.exitPredictions && !movement.goesOn
+      let switched =
+        quietStreak >= options.switchDwell
+        || (confident && label != active && streak >= options.switchDwell
+          && secondOpinion(label!, candidateSince))
+      let stopped = stillStreak >= options.exitPredictions
+      if doubted || switched || stopped {
+        let at = switched ? candidateSince : doubted ? exitSince : stillSince
+        changes.ended = (active, min(at, heldDoubtSince ?? at))
+        heldDoubtSince = nil
+        if stopped && !doubted && !switched {
+          held = active
+          changes.endedStill = true
+        }
         self.active = nil
         exitStreak = 0
+        stillStreak = 0
+        quietStreak = 0
       }
     }
     if self.active == nil, let candidate, streak >= options.dwell {
@@ -70,6 +136,19 @@ struct LabelSmoother {
     return changes
   }
 
+  /// The set of `label` goes on after all (its engine counted a rep after the smoother ended
+  /// it): it is under way again.
+  mutating func resume(_ label: Int) {
+    active = label
+    held = nil
+    candidate = nil
+    streak = 0
+    exitStreak = 0
+    stillStreak = 0
+    quietStreak = 0
+    heldDoubtSince = nil
+  }
+
   /// Ends the exercise under way from outside (its goal was reached): it may start again only
   /// after the classifier has seen something else.
   mutating func endAndHold() {
@@ -78,6 +157,11 @@ struct LabelSmoother {
     candidate = nil
     streak = 0
     exitStreak = 0
+  }
+
+  /// Since when the classifier has doubted the exercise under way (nil while it agrees).
+  var doubtedSince: Double? {
+    active != nil && exitStreak > 0 ? min(exitSince, heldDoubtSince ?? exitSince) : heldDoubtSince
   }
 
   /// Ends whatever is under way; returns whether something was.

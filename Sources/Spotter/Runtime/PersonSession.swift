@@ -40,7 +40,8 @@ final class PersonSession {
     let fps = classifier.metadata.fps
     pipeline = FramePipeline(fps: fps)
     recogniser = Recogniser(
-      classifier: classifier, options: runtime.options, batchesPredictions: batchesPredictions)
+      classifier: classifier, catalogue: runtime.catalogue, options: runtime.options,
+      batchesPredictions: batchesPredictions)
     heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
     sets = SetTracker(
       labels: classifier.labels, options: runtime.options, catalogue: runtime.catalogue,
@@ -71,6 +72,12 @@ final class PersonSession {
         counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }
       }
     }
+  }
+
+  /// Tests: the classifier's probabilities come from `script` (`Recogniser.script`).
+  func scriptPredictions(_ script: @escaping (_ t: Double, _ probabilities: inout [Float]) -> Void)
+  {
+    recogniser?.script = script
   }
 
   var currentExercise: String? { sets.activeLabel }
@@ -107,7 +114,7 @@ final class PersonSession {
   /// prediction due. Allocates nothing.
   func makeDuePrediction(emit: (SpotterEvent) -> Void) {
     guard predictionDue else { return }
-    apply(recogniser!.makePending(emit: emit), emit: emit)
+    apply(recogniser!.makePending(sets: &sets, emit: emit), emit: emit)
     while !predictionDue, let held = heldTicks.first {
       heldTicks.removeOldest()
       tick(held.pose, t: held.t, emit: emit)
@@ -128,14 +135,21 @@ final class PersonSession {
     }
     onTick?(pose, t)
     let due = recogniser?.push(pose) ?? false
-    if sets.tick(pose, t: t, emit: emit) { recogniser?.endAndHold() }
-    if due { apply(recogniser!.predict(at: t, emit: emit), emit: emit) }
+    switch sets.tick(pose, t: t, emit: emit) {
+    case .nothing: break
+    case .goalReached: recogniser?.endAndHold()
+    case .resumed(let label): recogniser?.resume(label)
+    }
+    if due {
+      apply(recogniser!.predict(at: t, sets: &sets, emit: emit), emit: emit)
+    }
   }
 
   /// The recogniser's decision, handed to the sets: the end first (a switch), then the start,
   /// whose backfill may reach a goal and hold the exercise.
   private func apply(_ decision: Recogniser.Decision, emit: (SpotterEvent) -> Void) {
-    if let at = decision.ended { sets.end(at: at, byClassifier: true, emit: emit) }
+    sets.watchOnly(recogniser!.heldLabel)
+    if let at = decision.ended { sets.classifierEnded(at: at, watch: decision.endedStill, emit: emit) }
     if let started = decision.started,
       sets.start(started.label, at: started.at, confidence: started.confidence, emit: emit)
     {
@@ -147,10 +161,8 @@ final class PersonSession {
   /// (the stream's bad lines, and what its caller lost on the way).
   func finish(emit: (SpotterEvent) -> Void, counters: StreamCounters) {
     while predictionDue { makeDuePrediction(emit: emit) }
-    if sets.finishLive(emit: emit) { recogniser?.endAndHold() }
-    if recogniser?.finish() ?? true {
-      sets.end(at: sets.lastTime, byClassifier: false, emit: emit)
-    }
+    sets.finish(doubtedSince: recogniser?.doubtedSince, emit: emit)
+    _ = recogniser?.finish()
     emit(.summary(t: sets.lastTime, exercises: sets.summary, counters: counters))
   }
 }

@@ -1,10 +1,17 @@
 import ActionModel
 import Poses
+import RepCounting
 
 /// A person's exercise recognition: each tick's features through the streaming classifier,
 /// every `stride` ticks a prediction of the last window (unless too little of it shows a
 /// person), smoothed into the starts and ends it returns (`Decision`), which the session hands
 /// to its `SetTracker`.
+///
+/// At a start, where the classifier hesitated between exercises that look alike from some
+/// cameras (a definition's `looks_like`: the runner-up of one of the predictions that started
+/// it was a look-alike, with at least `hesitation` of the probability), the engines decide:
+/// the look-alike starts instead if its engine counts a rep in the recent frames and the
+/// classifier's choice's does not.
 struct Recogniser {
   /// Features, the window ring and the streaming network.
   let stream: FeatureStream
@@ -18,20 +25,39 @@ struct Recogniser {
   private var ticks = 0
   /// Batched predictions: the time of the prediction waiting for `makeDuePrediction`.
   private var pending: Double?
+  /// Per label, the labels of the exercises that look like it (`looks_like`).
+  private let lookAlikes: [[Int]]
+  /// The runner-up of each of the last `dwell` predictions, and its probability.
+  private var runnersUp: FixedRing<(label: Int, probability: Float)>
+  /// Tests: probabilities written in place of the network's, at each prediction's time.
+  var script: ((_ t: Double, _ probabilities: inout [Float]) -> Void)?
+
+  /// A runner-up with this much of the probability means the classifier hesitated.
+  static let hesitation: Float = 0.2
 
   /// What a prediction changed: the set under way ended (at that time), and another started.
   struct Decision {
     var ended: Double?
+    /// The set ended because its movement stopped though the classifier kept its label.
+    var endedStill = false
     var started: (label: String, at: Double, confidence: Float)?
   }
 
-  init(classifier: Classifier, options: SessionOptions, batchesPredictions: Bool) {
+  init(
+    classifier: Classifier, catalogue: ExerciseCatalogue, options: SessionOptions,
+    batchesPredictions: Bool
+  ) {
     stream = FeatureStream(classifier: classifier)
-    labels = classifier.labels
+    let labels = classifier.labels
+    self.labels = labels
     self.options = options
     self.batchesPredictions = batchesPredictions
     probabilities = [Float](repeating: 0, count: classifier.config.classes)
     smoother = LabelSmoother(options: options, otherLabel: labels.firstIndex(of: Labels.other))
+    lookAlikes = labels.map { label in
+      (catalogue.definition(forLabel: label)?.looksLike ?? []).compactMap(labels.firstIndex(of:))
+    }
+    runnersUp = FixedRing(capacity: max(1, options.dwell), repeating: (0, 0))
   }
 
   /// A prediction is waiting for the caller's batch (`Session.predictionDue`).
@@ -45,8 +71,11 @@ struct Recogniser {
   }
 
   /// A prediction is due: say whether the window shows a person, then classify it now, or
-  /// leave it for the caller's batch (`pending`).
-  mutating func predict(at t: Double, emit: (SpotterEvent) -> Void) -> Decision {
+  /// leave it for the caller's batch (`pending`). `sets`: the person's sets as of `t`, which
+  /// the smoother asks before it ends one.
+  mutating func predict(
+    at t: Double, sets: inout some SetView, emit: (SpotterEvent) -> Void
+  ) -> Decision {
     let fraction = options.presenceFraction
     let enough = stream.showsAPerson(inAtLeast: fraction)
     // While a stream's first window fills, it is mostly padding, not an empty room: a stream
@@ -58,26 +87,38 @@ struct Recogniser {
       wasPresent = enough
       emit(.presence(t: t, present: enough))
     }
-    guard enough else { return smooth(label: nil, confidence: 0, at: t) }
+    guard enough else { return smooth(label: nil, confidence: 0, at: t, sets: &sets) }
     if batchesPredictions {
       pending = t
       return Decision()
     }
-    return classify(at: t, emit: emit)
+    return classify(at: t, sets: &sets, emit: emit)
   }
 
-  /// Makes the prediction left for the caller's batch (whose network state has caught up).
-  mutating func makePending(emit: (SpotterEvent) -> Void) -> Decision {
+  /// Makes the prediction left for the caller's batch (whose network state has caught up), with
+  /// the sets as of its time (the ticks since are held).
+  mutating func makePending(sets: inout some SetView, emit: (SpotterEvent) -> Void) -> Decision {
     guard let t = pending else { return Decision() }
     pending = nil
-    return classify(at: t, emit: emit)
+    return classify(at: t, sets: &sets, emit: emit)
   }
 
   /// The window's probabilities: reported if asked, then smoothed.
-  private mutating func classify(at t: Double, emit: (SpotterEvent) -> Void) -> Decision {
-    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+  private mutating func classify(
+    at t: Double, sets: inout some SetView, emit: (SpotterEvent) -> Void
+  ) -> Decision {
+    if let script {
+      script(t, &probabilities)
+    } else {
+      probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+    }
     let best = probabilities.indexOfLargest!
     let confidence = probabilities[best]
+    var runnerUp = best == 0 ? 1 : 0
+    for index in probabilities.indices where index != best {
+      if probabilities[index] > probabilities[runnerUp] { runnerUp = index }
+    }
+    runnersUp.append((runnerUp, probabilities[runnerUp]))
     if options.reportPredictions {
       emit(
         .prediction(
@@ -85,20 +126,65 @@ struct Recogniser {
           lowConfidence: confidence < options.lowConfidence,
           probabilities: labels.indices.map { (labels[$0], Double(probabilities[$0])) }))
     }
-    return smooth(label: best, confidence: confidence, at: t)
+    return smooth(label: best, confidence: confidence, at: t, sets: &sets)
   }
 
-  private mutating func smooth(label: Int?, confidence: Float, at t: Double) -> Decision {
-    let changes = smoother.observe(label: label, confidence: confidence, t: t)
+  private mutating func smooth(
+    label: Int?, confidence: Float, at t: Double, sets: inout some SetView
+  ) -> Decision {
+    let changes = smoother.observe(
+      label: label, confidence: confidence, t: t, movement: sets.movement(at: t),
+      secondOpinion: { sets.seesMovement(of: labels[$0], since: $1) })
+    if label == nil { runnersUp.removeAll() }
+    guard var started = changes.started else {
+      return Decision(ended: changes.ended?.at, endedStill: changes.endedStill, started: nil)
+    }
+    if let rival = hesitatedRival(of: started.label),
+      !sets.seesMovement(of: labels[started.label], since: started.at),
+      sets.seesMovement(of: labels[rival], since: started.at)
+    {
+      smoother.resume(rival)
+      started.label = rival
+    }
     return Decision(
-      ended: changes.ended?.at,
-      started: changes.started.map { (labels[$0.label], $0.at, confidence) })
+      ended: changes.ended?.at, endedStill: changes.endedStill,
+      started: (labels[started.label], started.at, confidence))
+  }
+
+  /// The look-alike of `label` that was the runner-up of one of the last `dwell` predictions
+  /// with at least `hesitation` of the probability, if any (the likeliest).
+  private func hesitatedRival(of label: Int) -> Int? {
+    var rival: (label: Int, probability: Float)?
+    for runnerUp in runnersUp
+    where runnerUp.probability >= Self.hesitation && lookAlikes[label].contains(runnerUp.label) {
+      if runnerUp.probability > rival?.probability ?? 0 { rival = runnerUp }
+    }
+    return rival?.label
+  }
+
+  /// The set of `label` goes on: its engine counted a rep after the smoother had ended it.
+  mutating func resume(_ label: String) {
+    if let index = labels.firstIndex(of: label) { smoother.resume(index) }
   }
 
   /// The set under way reached its goal and ended: its exercise may start again only after
   /// the classifier has seen something else.
   mutating func endAndHold() { smoother.endAndHold() }
 
+  /// The label that may not start again until the classifier sees something else, if any.
+  var heldLabel: String? { smoother.held.map { labels[$0] } }
+
+  /// Since when the classifier has doubted the set under way (nil while it agrees).
+  var doubtedSince: Double? { smoother.doubtedSince }
+
   /// The stream ends; returns whether a set was under way.
   mutating func finish() -> Bool { smoother.finish() }
+}
+
+/// What the recogniser asks of a person's sets (`SetTracker`) before it ends one.
+protocol SetView {
+  /// What the engine of the set under way sees of its movement at `t`.
+  func movement(at t: Double) -> SetMovement
+  /// Whether `label`'s engine sees its movement in the kept frames since `t`.
+  mutating func seesMovement(of label: String, since t: Double) -> Bool
 }

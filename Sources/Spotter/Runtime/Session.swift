@@ -165,6 +165,14 @@ public final class Session {
     set { person.onSignalSample = newValue }
   }
 
+  /// Tests of the runtime's rules: the classifier's probabilities at each prediction come from
+  /// `script` (given the prediction's time) instead of the network, so a test says what the
+  /// classifier sees and checks what the sets make of it, whatever the shipped model.
+  func scriptPredictions(_ script: @escaping (_ t: Double, _ probabilities: inout [Float]) -> Void)
+  {
+    person.scriptPredictions(script)
+  }
+
   /// The exercise under way, if any.
   public var currentExercise: String? { person.currentExercise }
   /// Reps of the exercise under way.

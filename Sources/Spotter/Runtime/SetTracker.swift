@@ -3,10 +3,17 @@ import RepCounting
 
 /// A person's sets: which exercise is under way and its engine, the start (with backfill from
 /// the kept ticks), live reps, goals, the end, and the totals. The classifier's changes come
-/// in through `start` and `end`; a chosen exercise starts at the first tick. Each call says
-/// whether a goal was reached, so the caller can hold the classifier's smoother: nothing here
-/// calls back into the session.
-struct SetTracker {
+/// in through `start` and `classifierEnded`; a chosen exercise starts at the first tick. Each
+/// call says whether a goal was reached, so the caller can hold the classifier's smoother:
+/// nothing here calls back into the session.
+///
+/// A set with reps that the classifier ends is not over at once: its end (at its last rep) is
+/// told only once `mergeWindow` has passed with no rep and no start of the same exercise. A rep
+/// meanwhile (the engine under way keeps watching), or the classifier starting the exercise
+/// again, and the set goes on, its count too: a slow set read as something else at its top, or
+/// a set broken by a glance of the classifier, stays one set. Another exercise starting tells
+/// the end first.
+struct SetTracker: SetView {
   /// One engine per exercise, made with the session: starting one mid-stream allocates
   /// nothing.
   private(set) var counters: [String: RepCounter] = [:]
@@ -33,6 +40,18 @@ struct SetTracker {
   /// When the last exercise ended, and the end of the last rep counted.
   private var lastEnd = -Double.infinity
   private var lastRepEnd = -Double.infinity
+  /// The set under way was ended by the classifier: it ended at `at` (its last rep), the same
+  /// exercise starting by `mergeUntil` is the same set, and its end is told once the stream
+  /// reaches `tellAt` (when a restart by then would have been recognised), unless it goes on.
+  private var pendingEnd: (at: Double, mergeUntil: Double, tellAt: Double, watch: Bool)?
+  /// A set that ended because its movement stopped while the classifier kept its label: its
+  /// engine goes on watching (counting nothing), and the set starts again at its first rep.
+  private var watched: (label: String, counter: RepCounter, confidence: Float)?
+  /// The confidence the set under way started with.
+  private var activeConfidence: Float = 0
+  /// How long the classifier takes to recognise a restart after it began: half its window,
+  /// then `dwell` predictions.
+  private let recognitionLag: Double
   /// What backfill counted, held until the start is reported.
   private var backfill: [RepEvent] = []
   /// Someone else has taken the stream over since the engines learned from the person they
@@ -51,6 +70,7 @@ struct SetTracker {
     chosen = nil
     goals = options.goals
     self.halfWindow = halfWindow
+    recognitionLag = halfWindow + Double(options.dwell * options.stride) / tickRate
     history = FixedRing(
       capacity: max(1, Int(options.historySeconds * tickRate)), repeating: (0, .nobody))
     backfill.reserveCapacity(16)
@@ -67,6 +87,7 @@ struct SetTracker {
     chosen = definition.name
     goals = options.goals
     halfWindow = 0
+    recognitionLag = 0
     history = FixedRing(capacity: 1, repeating: (0, .nobody))
     addCounter(definition, as: definition.name)
     totals.include(definition.name)  // the summary names it even if nobody was ever seen
@@ -79,6 +100,74 @@ struct SetTracker {
 
   /// Reps of the exercise under way.
   var currentReps: Int { counter?.count ?? 0 }
+
+  /// The set may end while the same exercise could start again this long after: two of its
+  /// typical reps, at most `longestMerge`. A restart within it is the same set.
+  static func mergeWindow(_ movement: SetMovement) -> Double {
+    min(2 * (movement.repDuration ?? 0), longestMerge)
+  }
+  static let longestMerge = 10.0
+
+  /// What the engine under way sees of its movement at `t`, with this set's last rep (nothing
+  /// moving without one, or while the set's end waits to be told).
+  func movement(at t: Double) -> SetMovement {
+    guard let counter, pendingEnd == nil else { return .still }
+    var movement = counter.engine.movement(at: t)
+    movement.lastRep = lastRepEnd
+    return movement
+  }
+
+  /// A stopped set is watched only while the classifier keeps its label (`held`): once it
+  /// sees something else, the exercise starts as any other.
+  mutating func watchOnly(_ held: String?) {
+    if let watched, watched.label != held { self.watched = nil }
+  }
+
+  /// The watched engine takes a tick; at a rep its exercise starts again, with its backfill
+  /// from where that rep began.
+  private mutating func watch(
+    _ watched: (label: String, counter: RepCounter, confidence: Float), _ pose: Pose, t: Double,
+    emit: (SpotterEvent) -> Void
+  ) -> TickOutcome {
+    var repStart: Double?
+    watched.counter.process(pose, t: t) { event in
+      if case .rep(let rep) = event { repStart = rep.start }
+    }
+    guard let repStart else { return .nothing }
+    self.watched = nil
+    let goal = start(
+      watched.label, at: t, confidence: watched.confidence, reachingBackTo: repStart, emit: emit)
+    return goal ? .goalReached : .resumed(watched.label)
+  }
+
+  /// Whether `label`'s engine, not the one under way, sees its movement in the kept ticks since
+  /// `t` (less the classifier's window, which saw them first): it counts a rep when it replays
+  /// them. The classifier's second opinion, asked when another exercise is predicted
+  /// confidently while the engine under way still counts; the replay's events and samples go
+  /// nowhere, and the engine starts its set afresh when it is started for real.
+  mutating func seesMovement(of label: String, since t: Double) -> Bool {
+    guard label != activeLabel, let trial = counters[label] else { return false }
+    let listener = trial.engine.onSample
+    trial.engine.onSample = nil
+    defer { trial.engine.onSample = listener }
+    trial.startSet()
+    let reach = t - 2 * halfWindow
+    for age in stride(from: history.count - 1, through: 0, by: -1) {
+      let (time, pose) = history[age: age]
+      if time >= reach { trial.process(pose, t: time) { _ in } }
+    }
+    return trial.count > 0
+  }
+
+  /// What a tick changed beyond its events.
+  enum TickOutcome: Equatable {
+    case nothing
+    /// A goal was reached: the set ended.
+    case goalReached
+    /// The set the classifier had ended counted a rep: it goes on (or, after its end was told,
+    /// starts again).
+    case resumed(String)
+  }
 
   /// The totals so far, with the set under way.
   var summary: [ExerciseTotal] {
@@ -101,26 +190,48 @@ struct SetTracker {
   }
 
   /// One live tick: kept for backfill, counted by the engine under way (a chosen exercise's
-  /// starts with the first). Returns whether a goal was reached.
-  mutating func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) -> Bool {
+  /// starts with the first); a set whose end waits goes on at a rep, or is told ended once its
+  /// window has passed.
+  mutating func tick(_ pose: Pose, t: Double, emit: (SpotterEvent) -> Void) -> TickOutcome {
     lastTime = t
     if let chosen, counter == nil, !chosenSetOver {
       _ = start(chosen, at: t, confidence: 1, emit: emit)
     }
     if chosen == nil { history.append((t, pose)) }
-    guard let label = activeLabel, let counter else { return false }
+    if let watched { return watch(watched, pose, t: t, emit: emit) }
+    guard let label = activeLabel, let counter else { return .nothing }
+    let reps = counter.count
     counter.process(pose, t: t) { repEvent(for: label, $0, backfilled: false, emit: emit) }
     if chosen == nil { activeCountedUntil = t }
-    return checkGoal(at: t, emit: emit)
+    if checkGoal(at: t, emit: emit) { return .goalReached }
+    guard let pending = pendingEnd else { return .nothing }
+    if counter.count > reps {
+      pendingEnd = nil
+      return .resumed(label)
+    }
+    if t >= pending.tellAt { tellEnd(at: pending.at, emit: emit) }
+    return .nothing
   }
 
   /// `label` starts at `t`, as the classifier saw it with `confidence`: its engine replays the
   /// kept ticks first (backfill). Returns whether a backfilled rep reached a goal.
   mutating func start(
-    _ label: String, at t: Double, confidence: Float, emit: (SpotterEvent) -> Void
+    _ label: String, at t: Double, confidence: Float, reachingBackTo since: Double? = nil,
+    emit: (SpotterEvent) -> Void
   ) -> Bool {
+    watched = nil
+    if let pending = pendingEnd {
+      // The same exercise again soon enough (it began about half a window before the
+      // classifier saw it): the same set goes on.
+      if label == activeLabel && t - halfWindow <= pending.mergeUntil {
+        pendingEnd = nil
+        return false
+      }
+      tellEnd(at: pending.at, emit: emit)
+    }
     activeLabel = label
     activeSince = t
+    activeConfidence = confidence
     totals.include(label)
     guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
       emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
@@ -140,7 +251,7 @@ struct SetTracker {
     // stretch were counted there), nor those of the set before (up to its end).
     backfill.removeAll(keepingCapacity: true)
     lastRepEnd = -.infinity
-    let reach = t - 2 * halfWindow
+    let reach = since ?? (t - 2 * halfWindow)
     for age in stride(from: history.count - 1, through: 0, by: -1) {
       let (time, pose) = history[age: age]
       guard time > countedUntil[label, default: -.infinity], time >= reach, time > lastEnd else {
@@ -163,12 +274,52 @@ struct SetTracker {
     return checkGoal(at: max(t, lastRepEnd), emit: emit)  // a backfilled rep may have reached it
   }
 
-  /// The stream ends: the engine under way closes its last rep. Returns whether that reached a
-  /// goal.
-  mutating func finishLive(emit: (SpotterEvent) -> Void) -> Bool {
-    guard let label = activeLabel, let counter else { return false }
+  /// The stream ends: the engine under way closes its last rep, and the set ends: where the
+  /// classifier ended it, or where it began to doubt it (`doubtedSince`, while the movement
+  /// kept it), else with the stream.
+  mutating func finish(doubtedSince: Double?, emit: (SpotterEvent) -> Void) {
+    watched = nil
+    guard let label = activeLabel, let counter else {
+      end(at: lastTime, byClassifier: false, emit: emit)
+      return
+    }
     counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
-    return checkGoal(at: lastTime, emit: emit)  // the last rep may have reached it
+    if checkGoal(at: lastTime, emit: emit) { return }  // the last rep may have reached it
+    if pendingEnd == nil, let doubtedSince {
+      classifierEnded(at: doubtedSince, watch: false, emit: emit)
+    }
+    if let pending = pendingEnd { return tellEnd(at: pending.at, emit: emit) }
+    end(at: lastTime, byClassifier: false, emit: emit)
+  }
+
+  /// The classifier ended the set under way at `t` (where it first saw something else): a set
+  /// with reps waits `mergeWindow` before it is told ended; one without ends now. It ended half
+  /// a window before the classifier saw it, but not before its last rep, nor after the two
+  /// periods of the set's pace that its movement was kept for (the classifier may have doubted
+  /// long after the person stopped, while the movement went on).
+  /// `watch`: its movement stopped while the classifier kept its label (`watched`).
+  mutating func classifierEnded(at t: Double, watch: Bool, emit: (SpotterEvent) -> Void) {
+    guard let counter, counter.count > 0 else {
+      return end(at: t, byClassifier: true, emit: emit)
+    }
+    let movement = counter.engine.movement(at: lastTime)
+    let kept = lastRepEnd + 2 * (movement.period ?? 0)
+    let mergeUntil = lastRepEnd + Self.mergeWindow(movement)
+    pendingEnd = (
+      max(lastRepEnd, min(t - halfWindow, kept)), mergeUntil,
+      max(mergeUntil + recognitionLag, lastTime), watch
+    )
+  }
+
+  /// Tells the end of a set the classifier ended. The ticks its engine watched after its last
+  /// rep are left for the backfill of a set of the same exercise.
+  private mutating func tellEnd(at t: Double, emit: (SpotterEvent) -> Void) {
+    let watch = pendingEnd?.watch ?? false
+    pendingEnd = nil
+    activeCountedUntil = activeCountedUntil.map { min($0, t) }
+    let stopped = activeLabel.flatMap { label in counter.map { (label, $0, activeConfidence) } }
+    end(at: t, byClassifier: false, emit: emit)
+    if watch { watched = stopped }
   }
 
   /// Ends the set under way when it reaches its goal (reps, backfilled ones too, or time); the
@@ -190,6 +341,7 @@ struct SetTracker {
   /// saw something else. Then its window had the set in its older half, so the set ended about
   /// half a window before; but not before the last rep was done.
   mutating func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
+    pendingEnd = nil
     guard let label = activeLabel else { return }
     if let counted = activeCountedUntil { countedUntil[label] = counted }
     activeCountedUntil = nil
