@@ -8,9 +8,9 @@ import RepCounting
 /// - The classifier's doubts (`exitPredictions` in a row of anything else) end the set only
 ///   once its movement has stopped.
 /// - Another exercise takes over after `switchDwell` confident predictions in a row in which
-///   the engine under way counted no rep, or in which the other exercise's own engine sees its
-///   movement (the caller's `secondOpinion`: a curl's engine counts the curls a push-up's takes
-///   for reps too).
+///   the engine under way counted no rep, or when the other exercise's own engine sees more of
+///   its movement in the recent frames than the engine under way did (the caller's
+///   `secondOpinion`: a curl's engine counts the curls a push-up's takes for a rep or two).
 /// - A set whose movement has stopped ends though its label stays (`exitPredictions` in a row
 ///   with nothing moving, once it has a rep); its label is then held until the classifier sees
 ///   something else.
@@ -37,6 +37,9 @@ struct LabelSmoother {
   /// A label that may not start again until a prediction of something else (a set ended by its
   /// goal while the person finishes the movement).
   private(set) var held: Int?
+  /// A look-alike the engines settled against at the start of the set under way: its
+  /// predictions count as the set's own until the set ends.
+  private var settledAgainst: Int?
 
   init(options: SessionOptions, otherLabel: Int?) {
     self.options = options
@@ -54,14 +57,15 @@ struct LabelSmoother {
   }
 
   /// Takes one prediction (nil: too little of a person to classify) at time `t`, with what the
-  /// engine of the set under way sees of its movement then. `secondOpinion(label, since)`:
-  /// whether `label`'s engine sees its movement in the frames since `since` (asked only when
-  /// a switch to it waits on the engine under way).
+  /// engine of the set under way sees of its movement then. `secondOpinion(label)`: whether
+  /// `label`'s engine sees more of its movement in the recent frames than the engine under way
+  /// (asked only when a switch to it waits on the engine under way).
   mutating func observe(
     label: Int?, confidence: Float, t: Double, movement: SetMovement = .still,
-    secondOpinion: (Int, Double) -> Bool = { _, _ in false }
+    secondOpinion: (Int) -> Bool = { _ in false }
   ) -> Changes {
     var changes = Changes()
+    let label = active != nil && label != nil && label == settledAgainst ? active : label
     if held != nil && label != held { held = nil }
     let confident =
       label != nil && label != otherLabel && label != held && confidence >= options.enterConfidence
@@ -112,12 +116,13 @@ struct LabelSmoother {
       let switched =
         quietStreak >= options.switchDwell
         || (confident && label != active && streak >= options.switchDwell
-          && secondOpinion(label!, candidateSince))
+          && secondOpinion(label!))
       let stopped = stillStreak >= options.exitPredictions
       if doubted || switched || stopped {
         let at = switched ? candidateSince : doubted ? exitSince : stillSince
         changes.ended = (active, min(at, heldDoubtSince ?? at))
         heldDoubtSince = nil
+        settledAgainst = nil
         if stopped && !doubted && !switched {
           held = active
           changes.endedStill = true
@@ -137,9 +142,11 @@ struct LabelSmoother {
   }
 
   /// The set of `label` goes on after all (its engine counted a rep after the smoother ended
-  /// it): it is under way again.
-  mutating func resume(_ label: Int) {
+  /// it), or starts in place of a look-alike (`settledAgainst`) that the engines settled
+  /// against: it is under way.
+  mutating func resume(_ label: Int, settledAgainst lookAlike: Int? = nil) {
     active = label
+    settledAgainst = lookAlike
     held = nil
     candidate = nil
     streak = 0
@@ -152,6 +159,7 @@ struct LabelSmoother {
   /// Ends the exercise under way from outside (its goal was reached): it may start again only
   /// after the classifier has seen something else.
   mutating func endAndHold() {
+    settledAgainst = nil
     held = active
     active = nil
     candidate = nil

@@ -10,8 +10,8 @@ import RepCounting
 /// At a start, where the classifier hesitated between exercises that look alike from some
 /// cameras (a definition's `looks_like`: the runner-up of one of the predictions that started
 /// it was a look-alike, with at least `hesitation` of the probability), the engines decide:
-/// the look-alike starts instead if its engine counts a rep in the recent frames and the
-/// classifier's choice's does not.
+/// the look-alike starts instead if its engine counts more reps in the recent frames than the
+/// classifier's choice's does.
 struct Recogniser {
   /// Features, the window ring and the streaming network.
   let stream: FeatureStream
@@ -134,16 +134,15 @@ struct Recogniser {
   ) -> Decision {
     let changes = smoother.observe(
       label: label, confidence: confidence, t: t, movement: sets.movement(at: t),
-      secondOpinion: { sets.seesMovement(of: labels[$0], since: $1) })
+      secondOpinion: { label in sets.repsSeen(by: labels[label]) > sets.repsInKeptTicks })
     if label == nil { runnersUp.removeAll() }
     guard var started = changes.started else {
       return Decision(ended: changes.ended?.at, endedStill: changes.endedStill, started: nil)
     }
     if let rival = hesitatedRival(of: started.label),
-      !sets.seesMovement(of: labels[started.label], since: started.at),
-      sets.seesMovement(of: labels[rival], since: started.at)
+      sets.repsSeen(by: labels[rival]) > sets.repsSeen(by: labels[started.label])
     {
-      smoother.resume(rival)
+      smoother.resume(rival, settledAgainst: started.label)
       started.label = rival
     }
     return Decision(
@@ -185,6 +184,8 @@ struct Recogniser {
 protocol SetView {
   /// What the engine of the set under way sees of its movement at `t`.
   func movement(at t: Double) -> SetMovement
-  /// Whether `label`'s engine sees its movement in the kept frames since `t`.
-  mutating func seesMovement(of label: String, since t: Double) -> Bool
+  /// The reps `label`'s engine counts in the kept frames.
+  mutating func repsSeen(by label: String) -> Int
+  /// The reps of the set under way that ended within the kept frames.
+  var repsInKeptTicks: Int { get }
 }

@@ -40,10 +40,19 @@ struct SetTracker: SetView {
   /// When the last exercise ended, and the end of the last rep counted.
   private var lastEnd = -Double.infinity
   private var lastRepEnd = -Double.infinity
-  /// The set under way was ended by the classifier: it ended at `at` (its last rep), the same
-  /// exercise starting by `mergeUntil` is the same set, and its end is told once the stream
-  /// reaches `tellAt` (when a restart by then would have been recognised), unless it goes on.
-  private var pendingEnd: (at: Double, mergeUntil: Double, tellAt: Double, watch: Bool)?
+  /// The set under way was ended by the classifier: it ended at `at`, the same exercise
+  /// starting by `mergeUntil` is the same set, and its end is told once the stream reaches
+  /// `tellAt` (when a restart by then would have been recognised), unless it goes on.
+  private var pendingEnd:
+    (at: Double, mergeUntil: Double, tellAt: Double, watch: Bool, repDuration: Double?)?
+  /// What the engine under way reported while the set's end waited: told if a rep like the
+  /// set's shows that it goes on, forgotten if the end is told.
+  private var provisional: [RepEvent] = []
+  /// The engine under way counted a rep like the set's while its end waited.
+  private var resumedNow = false
+  /// Reps told for the set under way: its reps are numbered by the set, so a rep that came
+  /// while its end waited and was forgotten leaves no gap.
+  private var setReps = 0
   /// A set that ended because its movement stopped while the classifier kept its label: its
   /// engine goes on watching (counting nothing), and the set starts again at its first rep.
   private var watched: (label: String, counter: RepCounter, confidence: Float)?
@@ -52,6 +61,8 @@ struct SetTracker: SetView {
   /// How long the classifier takes to recognise a restart after it began: half its window,
   /// then `dwell` predictions.
   private let recognitionLag: Double
+  /// When the set under way's recent reps ended, for the second opinion (`repsSeen(by:)`).
+  private var recentRepEnds = FixedRing<Double>(capacity: 32, repeating: 0)
   /// What backfill counted, held until the start is reported.
   private var backfill: [RepEvent] = []
   /// Someone else has taken the stream over since the engines learned from the person they
@@ -74,6 +85,7 @@ struct SetTracker: SetView {
     history = FixedRing(
       capacity: max(1, Int(options.historySeconds * tickRate)), repeating: (0, .nobody))
     backfill.reserveCapacity(16)
+    provisional.reserveCapacity(32)
     countedUntil.reserveCapacity(labels.count)
     for label in labels {
       if let definition = catalogue.definition(forLabel: label) {
@@ -99,10 +111,10 @@ struct SetTracker: SetView {
   }
 
   /// Reps of the exercise under way.
-  var currentReps: Int { counter?.count ?? 0 }
+  var currentReps: Int { setReps }
 
-  /// The set may end while the same exercise could start again this long after: two of its
-  /// typical reps, at most `longestMerge`. A restart within it is the same set.
+  /// A set the classifier ended is the same set if its exercise starts again this long after:
+  /// two of its typical reps, at most `longestMerge`.
   static func mergeWindow(_ movement: SetMovement) -> Double {
     min(2 * (movement.repDuration ?? 0), longestMerge)
   }
@@ -140,23 +152,30 @@ struct SetTracker: SetView {
     return goal ? .goalReached : .resumed(watched.label)
   }
 
-  /// Whether `label`'s engine, not the one under way, sees its movement in the kept ticks since
-  /// `t` (less the classifier's window, which saw them first): it counts a rep when it replays
-  /// them. The classifier's second opinion, asked when another exercise is predicted
-  /// confidently while the engine under way still counts; the replay's events and samples go
-  /// nowhere, and the engine starts its set afresh when it is started for real.
-  mutating func seesMovement(of label: String, since t: Double) -> Bool {
-    guard label != activeLabel, let trial = counters[label] else { return false }
+  /// The reps `label`'s engine, not the one under way, counts when it replays the kept ticks
+  /// (the last `historySeconds`): how much of its movement it sees there. The classifier's
+  /// second opinion, asked when it hesitates between look-alikes at a start, or predicts
+  /// another exercise confidently while the engine under way still counts; the replay's events
+  /// and samples go nowhere, and the engine starts its set afresh when it is started for real.
+  mutating func repsSeen(by label: String) -> Int {
+    guard label != activeLabel, let trial = counters[label] else { return 0 }
     let listener = trial.engine.onSample
     trial.engine.onSample = nil
     defer { trial.engine.onSample = listener }
     trial.startSet()
-    let reach = t - 2 * halfWindow
     for age in stride(from: history.count - 1, through: 0, by: -1) {
       let (time, pose) = history[age: age]
-      if time >= reach { trial.process(pose, t: time) { _ in } }
+      trial.process(pose, t: time) { _ in }
     }
-    return trial.count > 0
+    return trial.count
+  }
+
+  /// The reps of the set under way that ended within the kept ticks: what its engine saw there.
+  var repsInKeptTicks: Int {
+    guard let oldest = history.first?.t else { return 0 }
+    var count = 0
+    for end in recentRepEnds where end >= oldest { count += 1 }
+    return count
   }
 
   /// What a tick changed beyond its events.
@@ -172,7 +191,7 @@ struct SetTracker: SetView {
   /// The totals so far, with the set under way.
   var summary: [ExerciseTotal] {
     totals.summary(
-      active: activeLabel.map { ($0, counter?.count ?? 0, lastTime - activeSince) })
+      active: activeLabel.map { ($0, setReps, lastTime - activeSince) })
   }
 
   /// Counts sets finished in an earlier session in the totals.
@@ -200,17 +219,41 @@ struct SetTracker: SetView {
     if chosen == nil { history.append((t, pose)) }
     if let watched { return watch(watched, pose, t: t, emit: emit) }
     guard let label = activeLabel, let counter else { return .nothing }
-    let reps = counter.count
-    counter.process(pose, t: t) { repEvent(for: label, $0, backfilled: false, emit: emit) }
+    counter.process(pose, t: t) { engineEvent($0, of: label, emit: emit) }
     if chosen == nil { activeCountedUntil = t }
     if checkGoal(at: t, emit: emit) { return .goalReached }
-    guard let pending = pendingEnd else { return .nothing }
-    if counter.count > reps {
-      pendingEnd = nil
+    if resumedNow {
+      resumedNow = false
       return .resumed(label)
     }
-    if t >= pending.tellAt { tellEnd(at: pending.at, emit: emit) }
+    if let pending = pendingEnd, t >= pending.tellAt { tellEnd(at: pending.at, emit: emit) }
     return .nothing
+  }
+
+  /// An event of the engine under way: told at once; or, while the set's end waits, held until
+  /// a rep like the set's (within half to twice its reps' duration) shows that the set goes
+  /// on, and then told, but for reps unlike the set's (an arm lowered after jumping jacks).
+  private mutating func engineEvent(
+    _ event: RepEvent, of label: String, emit: (SpotterEvent) -> Void
+  ) {
+    guard let pending = pendingEnd else {
+      return repEvent(for: label, event, backfilled: false, emit: emit)
+    }
+    provisional.append(event)
+    guard case .rep(let rep) = event, Self.isLike(rep, pending.repDuration) else { return }
+    pendingEnd = nil
+    resumedNow = true
+    for held in provisional {
+      if case .rep(let earlier) = held, !Self.isLike(earlier, pending.repDuration) { continue }
+      repEvent(for: label, held, backfilled: false, emit: emit)
+    }
+    provisional.removeAll(keepingCapacity: true)
+  }
+
+  /// Whether a rep is like a set's whose reps take `duration`.
+  private static func isLike(_ rep: Rep, _ duration: Double?) -> Bool {
+    guard let duration else { return true }
+    return (0.5 * duration...2 * duration).contains(rep.duration)
   }
 
   /// `label` starts at `t`, as the classifier saw it with `confidence`: its engine replays the
@@ -250,6 +293,8 @@ struct SetTracker: SetView {
     // but not ticks an engine has already seen (after a switch back, the reps of the earlier
     // stretch were counted there), nor those of the set before (up to its end).
     backfill.removeAll(keepingCapacity: true)
+    recentRepEnds.removeAll()
+    setReps = 0
     lastRepEnd = -.infinity
     let reach = since ?? (t - 2 * halfWindow)
     for age in stride(from: history.count - 1, through: 0, by: -1) {
@@ -283,7 +328,8 @@ struct SetTracker: SetView {
       end(at: lastTime, byClassifier: false, emit: emit)
       return
     }
-    counter.finish(at: lastTime) { repEvent(for: label, $0, backfilled: false, emit: emit) }
+    counter.finish(at: lastTime) { engineEvent($0, of: label, emit: emit) }
+    resumedNow = false
     if checkGoal(at: lastTime, emit: emit) { return }  // the last rep may have reached it
     if pendingEnd == nil, let doubtedSince {
       classifierEnded(at: doubtedSince, watch: false, emit: emit)
@@ -293,21 +339,22 @@ struct SetTracker: SetView {
   }
 
   /// The classifier ended the set under way at `t` (where it first saw something else): a set
-  /// with reps waits `mergeWindow` before it is told ended; one without ends now. It ended half
-  /// a window before the classifier saw it, but not before its last rep, nor after the two
-  /// periods of the set's pace that its movement was kept for (the classifier may have doubted
-  /// long after the person stopped, while the movement went on).
-  /// `watch`: its movement stopped while the classifier kept its label (`watched`).
+  /// with reps is told ended only once `mergeWindow` has passed from now with no restart of its
+  /// exercise and no rep; one without reps ends now. It ended half a window before the
+  /// classifier saw it, but not before its last rep, nor after the two periods of the set's
+  /// pace that its movement was kept for (the classifier may have doubted long after the person
+  /// stopped, while the movement went on). `watch`: its movement stopped while the classifier
+  /// kept its label (`watched`); then it ended at its last rep.
   mutating func classifierEnded(at t: Double, watch: Bool, emit: (SpotterEvent) -> Void) {
-    guard let counter, counter.count > 0 else {
+    guard let counter, setReps > 0 else {
       return end(at: t, byClassifier: true, emit: emit)
     }
     let movement = counter.engine.movement(at: lastTime)
     let kept = lastRepEnd + 2 * (movement.period ?? 0)
-    let mergeUntil = lastRepEnd + Self.mergeWindow(movement)
+    let mergeUntil = lastTime + Self.mergeWindow(movement)
     pendingEnd = (
-      max(lastRepEnd, min(t - halfWindow, kept)), mergeUntil,
-      max(mergeUntil + recognitionLag, lastTime), watch
+      watch ? lastRepEnd : max(lastRepEnd, min(t - halfWindow, kept)), mergeUntil,
+      mergeUntil + recognitionLag, watch, movement.repDuration
     )
   }
 
@@ -316,6 +363,7 @@ struct SetTracker: SetView {
   private mutating func tellEnd(at t: Double, emit: (SpotterEvent) -> Void) {
     let watch = pendingEnd?.watch ?? false
     pendingEnd = nil
+    provisional.removeAll(keepingCapacity: true)
     activeCountedUntil = activeCountedUntil.map { min($0, t) }
     let stopped = activeLabel.flatMap { label in counter.map { (label, $0, activeConfidence) } }
     end(at: t, byClassifier: false, emit: emit)
@@ -327,7 +375,7 @@ struct SetTracker: SetView {
   private mutating func checkGoal(at t: Double, emit: (SpotterEvent) -> Void) -> Bool {
     guard let label = activeLabel, let counter, !goals.isEmpty else { return false }
     for goal in goals where goal.applies(to: label) {
-      guard goal.isReached(reps: counter.count, seconds: t - activeSince) else { continue }
+      guard goal.isReached(reps: setReps, seconds: t - activeSince) else { continue }
       emit(.goalReached(t: t, exercise: label, goal: goal.description))
       totals.goalReached(label)
       end(at: t, byClassifier: false, emit: emit)
@@ -349,7 +397,7 @@ struct SetTracker: SetView {
     // backfill starts after them (one movement is never counted by two exercises).
     let t = max(byClassifier ? min(t, max(t - halfWindow, lastRepEnd, activeSince)) : t, lastRepEnd)
     lastEnd = t
-    let reps = counter?.count ?? 0
+    let reps = setReps
     emit(.exerciseEnded(t: t, exercise: label, reps: reps))
     totals.ended(label, reps: reps, seconds: t - activeSince)
     activeLabel = nil
@@ -359,8 +407,13 @@ struct SetTracker: SetView {
   private mutating func repEvent(
     for label: String, _ event: RepEvent, backfilled: Bool, emit: (SpotterEvent) -> Void
   ) {
-    if case .rep(let rep) = event {
+    var event = event
+    if case .rep(var rep) = event {
+      setReps += 1
+      rep.count = setReps
+      event = .rep(rep)
       lastRepEnd = max(lastRepEnd, rep.end)
+      recentRepEnds.append(rep.end)
       totals.rep(of: label, angles: rep.angles)
     }
     SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
