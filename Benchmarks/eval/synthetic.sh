@@ -36,6 +36,15 @@ for view in front side oblique back floor elevated; do
   "$SPOTTER" eval --annotations "$DATA/proxy92000-$view/annotations.json" --min-clip-seconds 3 | head -1
 done
 
+# on_time NAME: the sets of a drawn set of workouts on time, counted exactly, and strays.
+on_time() {
+  "$SPOTTER" eval --annotations "$DATA/$1/annotations.json" --workouts --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("%d of %d on time, %d counted exactly, %d stray sets" % (
+    r["on_time"], r["sets"], r["counted_exactly"], r["stray_exercises"]))'
+}
+
 section "Squat and lunge sets of 6 from the front (and squats from the floor), rests around them, 30 people each (seed 93000): sets on time"
 for set in "squat everyday front" "squat rehab front" "squat everyday floor" \
   "lunge everyday front" "lunge rehab front"; do
@@ -43,12 +52,25 @@ for set in "squat everyday front" "squat rehab front" "squat everyday floor" \
   synth "$exercise-$realism-$view-93000" --workout "rest:3, $exercise:6, rest:5" \
     --realism "$realism" --camera "$view" --count 30 --seed 93000
   printf '%-24s ' "$exercise, $realism, $view"
-  "$SPOTTER" eval --annotations "$DATA/$exercise-$realism-$view-93000/annotations.json" \
-    --workouts --json | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-print("%d of %d on time, %d counted exactly, %d stray sets" % (
-    r["on_time"], r["sets"], r["counted_exactly"], r["stray_exercises"]))'
+  on_time "$exercise-$realism-$view-93000"
+done
+
+section "Sets built to break the runtime, 30 people each (seed 94000): sets on time"
+# Slow squats, one every 6-8 s, standing tall between them (6-count squats); deep rehab squats
+# from the side; sit-ups and bench presses from the side, which look alike from there; quick
+# jumping jacks, 0.45-0.8 s a rep, done the three ways people do them; squats with arm swings
+# before and after.
+for set in "slow-squats|rest:3, squat:6, rest:4|--realism tempo --seconds-per-rep 6:8 --camera front" \
+  "deep-squats-side|rest:3, squat:6, rest:4|--realism rehab --camera side" \
+  "sit-ups-side|rest:3, sit_up:8, rest:4|--camera side" \
+  "bench-presses-side|rest:3, bench_press:8, rest:4|--camera side" \
+  "quick-jacks|rest:3, jumping_jack:15, rest:4|--realism tempo --seconds-per-rep 0.45:0.8 --camera front" \
+  "swings-around-squats|arm_swings:6, squat:8, arm_swings:6|--camera front"; do
+  IFS='|' read -r name plan flags <<<"$set"
+  # shellcheck disable=SC2086  # the flags are words
+  synth "$name-94000" --workout "$plan" $flags --count 30 --seed 94000
+  printf '%-24s ' "$name"
+  on_time "$name-94000"
 done
 
 section "The whole runtime: 40 demo workouts from the front (seeds 5001-5040)"

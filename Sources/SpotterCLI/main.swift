@@ -21,6 +21,7 @@ let spotter = Program(
     ExercisesCommand.command,
     MeasureCommand.command,
     EvalCommand.command,
+    CalibrateCommand.command,
     TrainCommand.command,
     ClassifyCommand.command,
     DemoCommand.command,

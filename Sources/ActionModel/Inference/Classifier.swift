@@ -11,6 +11,8 @@ public final class Classifier: @unchecked Sendable {
   public let metadata: ModelMetadata
   public var config: NetworkConfig { metadata.architecture }
   public var labels: [String] { metadata.labels }
+  /// What the logits are divided by before the softmax (`ModelMetadata.temperature`).
+  let temperature: Float
   private let weights: UnsafeMutableBufferPointer<Float>
   private let layout: ParameterLayout
   /// Each layer's output when every input frame is zero (nobody): constant over time, so a
@@ -42,6 +44,7 @@ public final class Classifier: @unchecked Sendable {
     precondition(
       metadata.labels.count == metadata.architecture.classes, "labels do not match classes")
     self.metadata = metadata
+    temperature = Float(metadata.temperature ?? 1)
     weights = .allocate(capacity: parameters.values.count)
     _ = weights.initialize(from: parameters.values)
     layout = parameters.layout
@@ -220,7 +223,7 @@ public final class Classifier: @unchecked Sendable {
     Head.linear(
       pooled: workspace.pooled, batch: batch, channels: config.pooledChannels, weight: linearWeight,
       blocks: linearBlocks, bias: linearBias, classes: config.classes, logits: probabilities)
-    Head.softmax(probabilities, batch: batch, classes: config.classes)
+    Head.softmax(probabilities, batch: batch, classes: config.classes, temperature: temperature)
   }
 
   /// Each three-tap layer made by `make` from its weight and shape (nil for other kernels).

@@ -533,7 +533,8 @@ public final class StreamState {
       weight: classifier.linearWeight, blocks: classifier.linearBlocks,
       bias: classifier.linearBias, classes: classes,
       logits: output.baseAddress!)
-    Head.softmax(output.baseAddress!, batch: streams, classes: classes)
+    Head.softmax(
+      output.baseAddress!, batch: streams, classes: classes, temperature: classifier.temperature)
   }
 }
 

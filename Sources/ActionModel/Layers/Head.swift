@@ -63,15 +63,19 @@ public enum Head {
       into: MutableMatrixView(logits, rows: batch, columns: classes), beta: 1)
   }
 
-  /// Softmax of each row of (B, K), in place, stable for large logits.
-  public static func softmax(_ rows: UnsafeMutablePointer<Float>, batch: Int, classes: Int) {
+  /// Softmax of each row of (B, K) of logits divided by `temperature`, in place, stable for
+  /// large logits.
+  public static func softmax(
+    _ rows: UnsafeMutablePointer<Float>, batch: Int, classes: Int, temperature: Float = 1
+  ) {
+    let scale = 1 / temperature
     for window in 0..<batch {
       let row = rows + window * classes
       var largest = -Float.infinity
       for k in 0..<classes { largest = max(largest, row[k]) }
       var sum: Float = 0
       for k in 0..<classes {
-        row[k] = expf(row[k] - largest)
+        row[k] = expf((row[k] - largest) * scale)
         sum += row[k]
       }
       let inverse = 1 / sum

@@ -11,16 +11,21 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
   /// How frames become features: the runtime and the trainer both follow it.
   public var features: FeatureSpec
   public var provenance: Provenance
+  /// The logits are divided by this before the softmax, so that a window's top probability is
+  /// how often windows like it are right (`spotter calibrate`, fitted on windows the model did
+  /// not train on). Absent: 1, the network's own softmax (files before calibration).
+  public var temperature: Double?
 
   public init(
     architecture: NetworkConfig, labels: [String], fps: Double = 30,
-    features: FeatureSpec = FeatureSpec(), provenance: Provenance
+    features: FeatureSpec = FeatureSpec(), provenance: Provenance, temperature: Double? = nil
   ) {
     self.architecture = architecture
     self.labels = labels
     self.fps = fps
     self.features = features
     self.provenance = provenance
+    self.temperature = temperature
   }
 
   /// Where the weights came from.
@@ -62,6 +67,9 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
         + "version \(features.version) makes \(features.featuresPerFrame)"
     }
     if !(fps > 0 && fps.isFinite) { return "fps is \(fps); expected a number above 0" }
+    if let temperature, !(temperature >= 0.05 && temperature <= 20) {
+      return "temperature is \(temperature); expected a number from 0.05 to 20"
+    }
     return nil
   }
 }

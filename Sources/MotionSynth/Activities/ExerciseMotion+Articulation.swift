@@ -133,18 +133,35 @@ extension ExerciseMotion {
     a.rightShin = a.leftShin
   }
 
-  /// Arms and legs out and in together, with a small hop.
+  /// Arms and legs out and in together, with a small hop and a bounce in the knees as the
+  /// feet land. People do them three ways (`style.variant`), as real videos show: full jacks
+  /// (the arms overhead), half jacks (the arms to about shoulder height, a little forward),
+  /// and quick ones with the elbows bent and the feet stepping out only a little.
   static func jumpingJack(_ a: inout Articulation, _ moment: Moment) -> Double {
     let (d, _, style, w, _) = moment.parts
-    let arms = 12 + 150 * d + w(0)
-    a.leftUpperArm = .init(flexion: 8, abduction: arms)
-    a.rightUpperArm = .init(flexion: 8, abduction: arms * (1 - style.asymmetry))
-    a.leftForearm = .init(flexion: 8, abduction: arms + 8)
-    a.rightForearm = .init(flexion: 8, abduction: a.rightUpperArm.abduction + 8)
-    let legs = 3 + (14 + 10 * style.width) * d
-    a.leftThigh = .init(flexion: 3, abduction: legs)
+    let swing: Double
+    let forward: Double
+    let bend: Double
+    let step: Double
+    switch style.variant {
+    case 1:  // half jacks
+      (swing, forward, bend, step) = (75 + 30 * style.width, 10 + 20 * style.lean, 15, 14)
+    case 2:  // quick, elbows bent, small steps
+      (swing, forward, bend, step) = (125, 6 + 10 * style.lean, 25 + 20 * style.width, 8)
+    default:  // full jacks
+      (swing, forward, bend, step) = (150, 8, 0, 14)
+    }
+    let arms = 12 + swing * d + w(0)
+    a.leftUpperArm = .init(flexion: forward, abduction: arms)
+    a.rightUpperArm = .init(flexion: forward, abduction: arms * (1 - style.asymmetry))
+    a.leftForearm = .init(flexion: forward, abduction: arms + 8 + bend * d)
+    a.rightForearm = .init(flexion: forward, abduction: a.rightUpperArm.abduction + 8 + bend * d)
+    let legs = 3 + (step + 10 * style.width) * d
+    // The knees give as the feet land, at either end of the jump.
+    let landing = (6 + 8 * style.lean) * (1 - sin(.pi * min(max(d, 0), 1)))
+    a.leftThigh = .init(flexion: 3 + landing, abduction: legs)
     a.rightThigh = a.leftThigh
-    a.leftShin = .init(flexion: 0, abduction: legs)
+    a.leftShin = .init(flexion: -landing, abduction: legs)
     a.rightShin = a.leftShin
     return 0.06 * sin(.pi * min(max(d, 0), 1)) * (0.5 + style.lean)
   }

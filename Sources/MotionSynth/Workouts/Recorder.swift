@@ -47,6 +47,10 @@ public struct RecordingOptions: Sendable {
   /// With the `tempo` realism: the seconds a rep (a set's time ÷ its reps) each set's tempo is
   /// drawn from, to pin a band; nil draws from each exercise's own range.
   public var secondsPerRep: ClosedRange<Double>? = nil
+  /// With the `tempo` realism: the share of each rep's time spent standing still at the top
+  /// before the next (a "6-count" set: a rep, then standing tall), drawn per set from this
+  /// range; nil leaves it to the tempo.
+  public var topPause: ClosedRange<Double>? = nil
   /// Keep each frame's joints in the room (`Recording.world`).
   public var keepsWorld = false
 
@@ -110,7 +114,10 @@ public enum Recorder {
         // varies is the tempo (and, with it, the depth of quick sets).
         var style = options.style ?? .random(using: &generator)
         style.depthSpread = 0.1
-        let tempo = SetTempo.draw(motion, within: options.secondsPerRep, generator: &generator)
+        var tempo = SetTempo.draw(motion, within: options.secondsPerRep, generator: &generator)
+        if let pause = options.topPause {
+          tempo.topPause = pause.lowerBound + (pause.upperBound - pause.lowerBound) * generator.unit()
+        }
         return ExerciseSet(
           motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,
           tempo: tempo, generator: &generator)

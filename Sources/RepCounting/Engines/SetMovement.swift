@@ -16,17 +16,23 @@ public struct SetMovement: Equatable, Sendable {
   /// The set's pace: the median time from one rep's end to the next (the rhythm's period, or
   /// twice a rep's duration, before two reps), nil before any.
   public var period: Double?
+  /// A rep is under way: the signal has left its top, for no longer than the person's reps
+  /// take.
+  public var repUnderWay: Bool
 
-  public init(goesOn: Bool, lastRep: Double, repDuration: Double?, period: Double?) {
+  public init(
+    goesOn: Bool, lastRep: Double, repDuration: Double?, period: Double?, repUnderWay: Bool
+  ) {
     self.goesOn = goesOn
     self.lastRep = lastRep
     self.repDuration = repDuration
     self.period = period
+    self.repUnderWay = repUnderWay
   }
 
   /// Nothing moving, no rep known.
   public static let still = SetMovement(
-    goesOn: false, lastRep: -.infinity, repDuration: nil, period: nil)
+    goesOn: false, lastRep: -.infinity, repDuration: nil, period: nil, repUnderWay: false)
 }
 
 /// The pace of an engine's reps: when the last ones ended and how long each took, from which it
@@ -89,14 +95,14 @@ struct RepPace {
   {
     let duration = typicalDuration(at: t)
     let period = duration.map { max(typicalPeriod(at: t) ?? rhythmPeriod ?? 2 * $0, $0) }
-    var goesOn = rhythmPeriod != nil
+    let underWay = underWaySince.map { t - $0 <= (duration.map { max(1.5 * $0, 1) } ?? longest) }
+    var goesOn = rhythmPeriod != nil || underWay == true
     if !goesOn, let period {
       goesOn = t - lastRep <= min(2 * period, 2 * longestPeriod)
     }
-    if !goesOn, let since = underWaySince {
-      goesOn = t - since <= (duration.map { max(1.5 * $0, 1) } ?? longest)
-    }
-    return SetMovement(goesOn: goesOn, lastRep: lastRep, repDuration: duration, period: period)
+    return SetMovement(
+      goesOn: goesOn, lastRep: lastRep, repDuration: duration, period: period,
+      repUnderWay: underWay == true)
   }
 }
 

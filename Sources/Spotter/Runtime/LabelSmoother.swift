@@ -8,7 +8,7 @@ import RepCounting
 /// - The classifier's doubts (`exitPredictions` in a row of anything else) end the set only
 ///   once its movement has stopped.
 /// - Another exercise takes over after `switchDwell` confident predictions in a row in which
-///   the engine under way counted no rep, or when the other exercise's own engine sees more of
+///   the engine under way counted no rep and had none under way, or when the other exercise's own engine sees more of
 ///   its movement in the recent frames than the engine under way did (the caller's
 ///   `secondOpinion`: a curl's engine counts the curls a push-up's takes for a rep or two).
 /// - A set whose movement has stopped ends though its label stays (`exitPredictions` in a row
@@ -99,7 +99,7 @@ struct LabelSmoother {
         stillStreak += 1
       }
       if confident && label != active {
-        if streak == 1 || movement.lastRep >= quietSince {
+        if streak == 1 || movement.lastRep >= quietSince || movement.repUnderWay {
           quietStreak = 1
           quietSince = t
         } else {

@@ -48,6 +48,10 @@ enum SynthCommand {
         "With --realism tempo: draw each set's seconds a rep (its time ÷ its reps) from A…B "
           + "(0.2 ≤ A ≤ B ≤ 20); a random workout then draws exercises done at that tempo."),
       .value(
+        "top-pause", "A:B",
+        "With --realism tempo: the share of each rep's time spent standing still at the top "
+          + "before the next, drawn per set from A…B (0 ≤ A ≤ B ≤ 0.9): a rep, then standing tall."),
+      .value(
         "missing", "X", "Share of frames dropped (nobody detected), for robustness checks.",
         default: "0"),
       .flag("no-face", "Leave out eyes and ears (as Penn Action and some COCO pipelines do)."),
@@ -204,6 +208,14 @@ enum SynthCommand {
           command: command)
       }
       options.secondsPerRep = try arguments.interval("seconds-per-rep", within: 0.2...20)
+    }
+    if arguments.string("top-pause") != nil {
+      guard realism == .tempo else {
+        throw CLIError.usage(
+          "--top-pause is a share of the tempo realism's reps; add --realism tempo",
+          command: command)
+      }
+      options.topPause = try arguments.interval("top-pause", within: 0...0.9)
     }
     return options
   }

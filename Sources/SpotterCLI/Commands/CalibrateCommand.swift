@@ -1,0 +1,200 @@
+import ActionModel
+import ArgumentParsing
+import Evaluation
+import Foundation
+import Poses
+
+/// `spotter calibrate --annotations FILE... --fold-weights FILE...`: whether the model's
+/// confidence means what it says, on windows it did not train on, and the temperature that
+/// makes it (written into a weights file with --write).
+enum CalibrateCommand {
+  static let command = Command(
+    name: "calibrate",
+    summary: "Fit the temperature that makes the model's confidence honest, on held-out windows.",
+    options: [
+      .value(
+        "annotations", "FILE",
+        "Create ML annotations of recordings, one data set a file (give it again for more)."),
+      .value(
+        "fold-weights", "FILE",
+        "K weights files, those of train --fold 0/K … K-1/K in order: each clip's windows are "
+          + "the model's that left the clip out."),
+      .value(
+        "stride", "N", "Frames between the windows classified, as a session makes them.",
+        default: "10"),
+      .value(
+        "write", "FILE",
+        "Set the temperature fitted on all the windows in this weights file (the model trained "
+          + "on all of them, whose folds these are)."),
+      .flag("json", "Print one JSON object."),
+    ],
+    discussion: """
+      Each clip (annotation) is classified as 'spotter eval' classifies it, by the fold model
+      that left it out (clip n of a file is in fold n mod K), window by window. Temperature
+      scaling divides the logits by T before the softmax; T is fitted by the likelihood of the
+      true labels, each data set weighing the same. Reported by data set: accuracy of the
+      windows, expected calibration error (15 bins) at T = 1 and at the temperature fitted on
+      the other folds' windows (cross-fitted: the fit never sees the windows it is judged on),
+      and how often windows are right by their calibrated confidence. The shipped model's
+      temperature is the one fitted on every fold's windows (Weights/MODEL_CARD.md).
+      """,
+    run: run
+  )
+
+  /// The confidence bands the table reports: below `SessionOptions.lowConfidence`, and up.
+  static let bands = [0, 0.3, 0.45, 0.6, 0.75, 0.9]
+
+  static func run(_ arguments: ParsedArguments) throws -> Int32 {
+    let files = arguments.strings("annotations")
+    guard !files.isEmpty else {
+      throw CLIError.usage("give --annotations FILE (one data set a file)", command: command)
+    }
+    let paths = arguments.strings("fold-weights")
+    guard paths.count >= 2 else {
+      throw CLIError.usage(
+        "--fold-weights takes K ≥ 2 files, one per fold: calibration is fitted on windows the "
+          + "model did not train on", command: command)
+    }
+    let models = try paths.map(WeightsFile.load)
+    if let other = models.first(where: { $0.labels != models[0].labels }) {
+      throw CLIError.usage(
+        "--fold-weights: the models' labels differ (\(models[0].labels) against \(other.labels))",
+        command: command)
+    }
+    let stride = try arguments.int("stride", range: 1...600)!
+    let target = try arguments.string("write").map { path in
+      let (metadata, parameters) = try WeightsFile.read(path)
+      guard metadata.labels == models[0].labels else {
+        throw CLIError.usage(
+          "--write \(path): its labels \(metadata.labels) are not the folds' \(models[0].labels)",
+          command: command)
+      }
+      return (path, metadata, parameters)
+    }
+    var windows: [Calibration.Window] = []
+    for (dataset, file) in files.enumerated() {
+      windows += try heldOutWindows(file, dataset: dataset, models: models, stride: stride)
+    }
+    // Three decimals, as the weights file keeps it.
+    let fitted = (Calibration.fitTemperature(windows) * 1000).rounded() / 1000
+    let (crossFitted, foldTemperatures) = Calibration.crossFitted(windows)
+    let asIs = Calibration.confidences(windows, temperature: 1)
+    let rows = files.indices.map { dataset in
+      let indices = windows.indices.filter { windows[$0].dataset == dataset }
+      return Row(
+        name: (files[dataset] as NSString).deletingLastPathComponent.split(separator: "/").last
+          .map(String.init) ?? files[dataset],
+        windows: indices.count,
+        accuracy: Double(indices.filter { asIs[$0].1 }.count) / Double(max(1, indices.count)),
+        errorAsIs: Calibration.expectedError(indices.map { asIs[$0] }),
+        errorCrossFitted: Calibration.expectedError(indices.map { crossFitted[$0] }),
+        bands: Calibration.reliability(indices.map { crossFitted[$0] }, bands: bands))
+    }
+    if let (path, metadata, parameters) = target {
+      var calibrated = metadata
+      calibrated.temperature = fitted
+      try WeightsFile.write(metadata: calibrated, parameters: parameters, to: path)
+    }
+    print(
+      arguments.flag("json")
+        ? json(rows, fitted: fitted, folds: foldTemperatures, written: target?.0)
+        : text(rows, fitted: fitted, folds: foldTemperatures, written: target?.0))
+    return 0
+  }
+
+  /// Each clip's windows, classified by the fold model that left it out, at temperature 1.
+  static func heldOutWindows(
+    _ file: String, dataset: Int, models: [Classifier], stride: Int
+  ) throws -> [Calibration.Window] {
+    let annotations = try Annotations.read(file)
+    var windows: [Calibration.Window] = []
+    var cache: (path: String, recording: ResampledRecording)?
+    let progress = ProgressLine(total: annotations.count, unit: "clip")
+    for (number, annotation) in annotations.enumerated() {
+      guard let truth = models[0].labels.firstIndex(of: annotation.label) else { continue }
+      if cache?.path != annotation.resolvedPath {
+        cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
+      }
+      let fold = number % models.count
+      let model = models[fold]
+      // Probabilities at temperature 1, whatever the fold model's own.
+      let own = model.metadata.temperature ?? 1
+      let scored = ClipScoring.classify(
+        cache!.recording, from: annotation.startTime, to: annotation.endTime, classifier: model,
+        stride: stride
+      ).windows
+      for probabilities in scored {
+        let raw = Calibration.rescaled(probabilities, temperature: 1 / own).map { Float($0) }
+        windows.append(
+          Calibration.Window(probabilities: raw, truth: truth, fold: fold, dataset: dataset))
+      }
+      progress.advance(to: number + 1)
+    }
+    progress.finish()
+    return windows
+  }
+
+  /// One data set's line of the report.
+  struct Row {
+    var name: String
+    var windows: Int
+    var accuracy: Double
+    var errorAsIs: Double
+    var errorCrossFitted: Double
+    var bands: [(from: Double, windows: Int, accuracy: Double)]
+  }
+
+  static func text(_ rows: [Row], fitted: Double, folds: [Int: Double], written: String?)
+    -> String
+  {
+    var lines = [
+      String(format: "Temperature fitted on every fold's windows: %.3f", fitted),
+      "  fitted on the other folds', fold by fold: "
+        + folds.sorted { $0.key < $1.key }.map { String(format: "%.3f", $0.value) }
+        .joined(separator: ", "),
+      "",
+      "data set                 windows  accuracy  ECE at T=1  ECE cross-fitted",
+    ]
+    for row in rows {
+      lines.append(
+        String(
+          format: "%-24@ %7d  %7.1f%%  %10.3f  %16.3f", row.name as NSString, row.windows,
+          100 * row.accuracy, row.errorAsIs, row.errorCrossFitted))
+    }
+    lines.append("")
+    lines.append("Windows right, by calibrated confidence (cross-fitted):")
+    for row in rows {
+      lines.append(
+        "  \(row.name): "
+          + row.bands.map {
+            String(format: "≥%.2f %d at %.0f%%", $0.from, $0.windows, 100 * $0.accuracy)
+          }.joined(separator: "; "))
+    }
+    if let written {
+      lines.append("")
+      lines.append(String(format: "Wrote temperature %.3f into %@.", fitted, written))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func json(_ rows: [Row], fitted: Double, folds: [Int: Double], written: String?)
+    -> String
+  {
+    let object: [String: Any] = [
+      "temperature": fitted,
+      "fold_temperatures": folds.sorted { $0.key < $1.key }.map(\.value),
+      "written": written as Any,
+      "datasets": rows.map { row in
+        [
+          "name": row.name, "windows": row.windows, "accuracy": row.accuracy,
+          "ece": row.errorAsIs, "ece_cross_fitted": row.errorCrossFitted,
+          "bands": row.bands.map {
+            ["from": $0.from, "windows": $0.windows, "accuracy": $0.accuracy] as [String: Any]
+          },
+        ] as [String: Any]
+      },
+    ]
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+  }
+}
