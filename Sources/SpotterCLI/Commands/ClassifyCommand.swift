@@ -53,10 +53,10 @@ enum ClassifyCommand {
   /// with `json`, else the timeline; each with its person's id when `people` is over 1) and
   /// said by `speaker`; with `reportFile` (one person), the page written at the end, once
   /// `finishReport` has added to it what the caller has (the video's frames, from the report
-  /// and its recorder's poses).
+  /// and its recorder's poses). `taps` hear the events and add to their lines and summary.
   static func classify(
     _ source: any PoseSource, runtime: Runtime, people: Int = 1, json: Bool, reportFile: String?,
-    speaker: (any CueSpeaker)? = nil, output: TextOutput,
+    speaker: (any CueSpeaker)? = nil, output: TextOutput, taps: EventTaps = EventTaps(),
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
     var runtime = runtime
@@ -73,15 +73,17 @@ enum ClassifyCommand {
     let emit: (Int?, SpotterEvent) -> Void = { person, event in
       recorder?.take(event)
       speaker?.hear(event)
+      taps.observe(person, event)
       if case .prediction = event, !printsPredictions { return }
       if json {
-        output.writeLine(event.jsonLine(person: person))
+        output.writeLine(taps.jsonLine(event, person: person))
       } else {
         timeline.print(event, person: person)
       }
     }
-    try session.run(
-      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source, emit: emit
+    try taps.run(
+      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source,
+      through: session, emit: emit
     ) {
       try output.flush()
     }
