@@ -22,8 +22,11 @@ enum ClassifyCommand {
         "Follow up to N people, each with their own exercises and counts (events carry person).",
         default: "1"),
       ReportCommand.option,
-    ] + SpeakOptions.options,
-    discussion: "Events are printed as they happen, so a live pipe shows them at once.",
+    ] + SpeakOptions.options + ViewOption.options,
+    discussion: """
+      Events are printed as they happen, so a live pipe shows them at once; --view serves a page
+      of the session that a person reads from across the room while it runs.
+      """,
     run: run
   )
 
@@ -36,16 +39,27 @@ enum ClassifyCommand {
     let reportFile = arguments.values["report"]
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
     if people > 1
-      && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil)
+      && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil
+        || arguments.string("view") != nil)
     {
-      throw CLIError.usage("--speak, --speak-to and --report are for one person", command: command)
+      throw CLIError.usage(
+        "--speak, --speak-to, --report and --view are for one person", command: command)
     }
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
-    try classify(
-      source, runtime: runtime, people: people, json: json, reportFile: reportFile,
-      speaker: speaker, output: output)
+    let view = try ViewOption.start(
+      arguments, source: source.name, pictured: false, imageSize: nil)
+    do {
+      try classify(
+        view.map { ViewOption.showing(source, on: $0.board) } ?? source, runtime: runtime,
+        people: people, json: json, reportFile: reportFile, speaker: speaker, output: output,
+        taps: EventTaps(observe: { _, event in view?.board.take(event) }))
+    } catch {
+      ViewOption.finish(view, failure: error)
+      throw error
+    }
+    ViewOption.finish(view)
     return 0
   }
 

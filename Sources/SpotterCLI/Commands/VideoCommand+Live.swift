@@ -12,6 +12,10 @@ import VideoPoses
 #endif
 
 extension VideoCommand {
+  /// Seconds between the camera's pictures on the live page: five a second show the person
+  /// moving, at about 40 KB each (640 pixels wide), and cost the detector a JPEG each.
+  static let viewEvery = 0.2
+
   /// `spotter video` on a camera or a stream: the detector's poses go through the session as
   /// they come, the events printed as they happen, until the stream ends, Ctrl-C (or SIGTERM)
   /// ends it, or the source fails. Then, as `spotter demo` does: the summary, the report if
@@ -31,10 +35,20 @@ extension VideoCommand {
     let json = arguments.flag("json")
     let history = arguments.flag("no-history") ? nil : arguments.values["history"] ?? ""
     let started = Date()
-    let source = try LivePoseSource(
-      input, environment: environment, keepStills: reportFile != nil)
+    let view = try ViewOption.start(
+      arguments, source: input.description, pictured: true, imageSize: nil)
+    let source: LivePoseSource
+    do {
+      source = try LivePoseSource(
+        input, environment: environment, viewEvery: view == nil ? nil : viewEvery,
+        keepStills: reportFile != nil)
+    } catch {
+      ViewOption.finish(view, failure: error)
+      throw error
+    }
     InterruptCleanup.stopGently(writingTo: source.stopDescriptor)
     defer { source.close() }
+    view?.board.show(imageSize: (Double(source.width), Double(source.height)))
     Terminal.error(
       "Live: \(input) (\(source.width) × \(source.height)); Ctrl-C ends the session.")
     let partial = try posesOut.map { path in
@@ -55,6 +69,7 @@ extension VideoCommand {
     let taps = EventTaps(
       observe: { _, event in
         record.take(event)
+        view?.board.take(event)
         // Events made by the end of the stream (the summary) were decided by no frame.
         if source.ending == nil, let captured = source.lastCapture {
           latency.add(captured: captured)
@@ -74,16 +89,27 @@ extension VideoCommand {
         frameTimes: source.frameTimes, grab: source.stills)
     }
     let output = TextOutput.standardOutput()
-    if let definition {
-      try CountCommand.countAndPrint(
-        source, definition: definition, goals: goals, json: json, reportFile: reportFile,
-        output: output, taps: taps, finishReport: addFrames)
-    } else {
-      try ClassifyCommand.classify(
-        source, runtime: runtime!, json: json, reportFile: reportFile, output: output,
-        taps: taps, finishReport: addFrames)
+    let shown = view.map { ViewOption.showing(source, on: $0.board) { source.picture } } ?? source
+    do {
+      if let definition {
+        try CountCommand.countAndPrint(
+          shown, definition: definition, goals: goals, json: json, reportFile: reportFile,
+          output: output, taps: taps, finishReport: addFrames)
+      } else {
+        try ClassifyCommand.classify(
+          shown, runtime: runtime!, json: json, reportFile: reportFile, output: output,
+          taps: taps, finishReport: addFrames)
+      }
+    } catch {
+      ViewOption.finish(view, failure: error)
+      throw error
     }
     InterruptCleanup.forgetGentleStop()
+    if case .failed(let error) = source.ending {
+      ViewOption.finish(view, failure: error)
+    } else {
+      ViewOption.finish(view)
+    }
 
     if let partial, let posesOut, let writer = source.poses {
       try writer.close()

@@ -40,7 +40,7 @@ enum VideoCommand {
         "Live: the workout history to store the session in (SQLite file or postgresql:// URL).",
         default: HistoryLocation.standardDescription),
       .flag("no-history", "Live: do not store the session in the workout history."),
-    ] + RuntimeOptions.options + [
+    ] + ViewOption.options + RuntimeOptions.options + [
       .flag(
         "setup",
         "Set up the pose detector if it is not yet and say where it is; without FILE, only that.")

@@ -238,7 +238,7 @@ def open_live(source):
     if source.isdigit() or source.startswith("/dev/"):
         device = "/dev/video" + source if source.isdigit() else source
         if not os.path.exists(device):
-            fail("device", "no such camera: %s does not exist" % device)
+            fail("device", "there is no such device")
         capture, lines = quietly(
             lambda: cv2.VideoCapture(int(source) if source.isdigit() else source, cv2.CAP_V4L2))
         if not capture.isOpened():
