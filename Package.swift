@@ -161,7 +161,9 @@ let package = Package(
     // The live page's parts, and its count from synthetic poses through `classify --view`.
     .testTarget(
       name: "LiveViewTests",
-      dependencies: ["LiveView", "MotionSynth", "Poses", "Spotter", "SpotterCLI", "TestSupport"]),
+      dependencies: [
+        "LiveView", "Poses", "RepCounting", "Spotter", "SpotterCLI", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -32,9 +32,6 @@ enum ClassifyCommand {
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let runtime = try RuntimeOptions.runtime(arguments)
-    let source = try PoseFiles.open(
-      arguments.positional(0)!,
-      options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: PeopleLimit.range)!
     let reportFile = arguments.values["report"]
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
@@ -48,9 +45,15 @@ enum ClassifyCommand {
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
+    // The page is up before the first line: a pipe may wait long for it.
+    let path = arguments.positional(0)!
     let view = try ViewOption.start(
-      arguments, source: source.name, pictured: false, imageSize: nil)
+      arguments, source: path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent,
+      pictured: false, imageSize: nil)
     do {
+      let source = try PoseFiles.open(
+        path,
+        options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
       try classify(
         view.map { ViewOption.showing(source, on: $0.board) } ?? source, runtime: runtime,
         people: people, json: json, reportFile: reportFile, speaker: speaker, output: output,
