@@ -146,8 +146,11 @@ enum LivePage {
       const dx = (canvas.width - scale * width) / 2, dy = (canvas.height - scale * height) / 2;
       const at = (p) => [dx + scale * (p[0] - left), dy + scale * (p[1] - top)];
       g.lineCap = "round";
-      g.lineWidth = Math.max(3, canvas.height / 90);
       for (const person of frame.people) {
+        // Lines as thick as a limb looks: thin on a small figure far away, never a blot.
+        const ys = person.filter((p) => p).map((p) => at(p)[1]);
+        const tall = Math.max(...ys) - Math.min(...ys);
+        g.lineWidth = Math.max(1.5, Math.min(tall / 40, canvas.height / 90));
         for (const [from, to, colour] of BONES) {
           if (!person[from] || !person[to]) continue;
           const [x0, y0] = at(person[from]), [x1, y1] = at(person[to]);
@@ -157,7 +160,7 @@ enum LivePage {
         g.fillStyle = "#fff";
         for (const p of person) if (p) {
           const [x, y] = at(p);
-          g.beginPath(); g.arc(x, y, g.lineWidth * 0.8, 0, 2 * Math.PI); g.fill();
+          g.beginPath(); g.arc(x, y, g.lineWidth * 0.7, 0, 2 * Math.PI); g.fill();
         }
       }
     }

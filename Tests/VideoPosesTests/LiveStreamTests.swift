@@ -22,8 +22,8 @@ import Testing
     let made = try? run(
       "ffmpeg",
       [
-        "-y", "-hide_banner", "-loglevel", "error", "-i", VideoTests.vtest, "-vf",
-        "setpts=N/30/TB", "-r", "30", "-c:v", "mpeg2video", "-q:v", "2", "-f", "mpegts", path,
+        "-y", "-hide_banner", "-loglevel", "error", "-r", "30", "-i", VideoTests.vtest, "-c:v",
+        "mpeg2video", "-q:v", "2", "-f", "mpegts", path,
       ])
     return made == 0 ? path : nil
   }()
@@ -50,21 +50,8 @@ import Testing
     return stream
   }
 
-  /// A TCP port nobody listens on now (the system's choice, let go again).
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
+  /// A TCP port nobody listens on now.
+  static func freePort() -> Int { Int(Fixtures.freeTCPPort()!) }
 
   /// ffmpeg sending `stream` at its own pace (`-re`) for `seconds` (all of it when nil): over
   /// HTTP, serving the first client to connect to the URL it returns, or over UDP to it.
