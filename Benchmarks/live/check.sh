@@ -77,9 +77,19 @@ serve "$port"
 "$spotter" video --no-history --view "127.0.0.1:$page" "http://127.0.0.1:$port" \
   >/dev/null 2>"$out/page.err" &
 spotter_pid=$!
-for shot in 1 2 3 4; do
-  sleep 5
-  shoot "$page" "camera-$shot"
+# A shot whenever the page shows someone (BlazePose finds the walkers in about half the frames),
+# at most one every 3 s.
+shot=0
+while kill -0 "$spotter_pid" 2>/dev/null && [ "$shot" -lt 4 ]; do
+  if python3 -c 'import json, sys, urllib.request
+state = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))
+sys.exit(0 if state["people"] > 0 else 1)' "http://127.0.0.1:$page/state" 2>/dev/null; then
+    shot=$((shot + 1))
+    shoot "$page" "camera-$shot"
+    sleep 3
+  else
+    sleep 0.2
+  fi
 done
 wait "$spotter_pid"
 kill "$sender" 2>/dev/null || true

@@ -31,7 +31,8 @@ struct PageRequest: Equatable {
     let utf8 = text.utf8
     while index < utf8.endIndex {
       let byte = utf8[index]
-      if byte == UInt8(ascii: "%"), let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex),
+      if byte == UInt8(ascii: "%"),
+        let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex),
         let low = utf8.index(index, offsetBy: 2, limitedBy: utf8.endIndex), low < utf8.endIndex,
         let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
       {

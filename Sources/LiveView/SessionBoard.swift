@@ -177,6 +177,7 @@ public final class SessionBoard: @unchecked Sendable {
       "count": current?.reps ?? 0,
       "sets": sets.map { ["exercise": $0.exercise, "reps": $0.reps, "open": $0.open] },
     ]
+    object["people"] = people.count  // in the newest frame shown
     object["last_set"] = current.map { ["exercise": $0.exercise, "reps": $0.reps] } ?? NSNull()
     object["cue"] = cue ?? NSNull()
     object["message"] = message ?? NSNull()
@@ -196,7 +197,8 @@ public final class SessionBoard: @unchecked Sendable {
         CanonicalJoint.allCases.map { joint -> Any in
           let point = pose[joint]
           return point.isMissing
-            ? NSNull() : [(Double(point.x) * 10).rounded() / 10, (Double(point.y) * 10).rounded() / 10]
+            ? NSNull()
+            : [(Double(point.x) * 10).rounded() / 10, (Double(point.y) * 10).rounded() / 10]
         }
       },
     ]
@@ -206,7 +208,9 @@ public final class SessionBoard: @unchecked Sendable {
   }
 
   private static func json(_ object: [String: Any]) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+      ?? Data("{}".utf8)
     return String(decoding: data, as: UTF8.self)
   }
 }

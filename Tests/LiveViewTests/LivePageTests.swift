@@ -97,7 +97,8 @@ import Testing
 
     // The updates: the state first, then the newest frame's pose.
     let (_, events) = try Self.get("/events", port: port, limit: 2000)
-    let first = try #require(events.components(separatedBy: "event: state\ndata: ").dropFirst().first)
+    let first = try #require(
+      events.components(separatedBy: "event: state\ndata: ").dropFirst().first)
     let streamed = try Self.json(String(first.prefix { $0 != "\n" }))
     #expect(streamed["sets"] as? NSArray == state["sets"] as? NSArray)
 

@@ -13,7 +13,10 @@ import Testing
       "/dev/v4l/by-id/usb-cam-video-index0", .camera("/dev/v4l/by-id/usb-cam-video-index0"),
       "the camera /dev/v4l/by-id/usb-cam-video-index0"
     ),
-    ("rtsp://10.0.0.5:554/stream1", .stream("rtsp://10.0.0.5:554/stream1"), "the stream rtsp://10.0.0.5:554/stream1"),
+    (
+      "rtsp://10.0.0.5:554/stream1", .stream("rtsp://10.0.0.5:554/stream1"),
+      "the stream rtsp://10.0.0.5:554/stream1"
+    ),
     ("udp://127.0.0.1:5000", .stream("udp://127.0.0.1:5000"), "the stream udp://127.0.0.1:5000"),
     (
       "rtsp://admin:secret@cam.local/live?x=@", .stream("rtsp://admin:secret@cam.local/live?x=@"),

@@ -113,10 +113,12 @@ import Testing
       folder + "/live.html", "--poses-out", folder + "/live.jsonl", url,
     ])
     #expect(run.status == 0, "\(run.stderr)")
-    let summary = try #require(run.stdout.split(separator: "\n").last.flatMap { Self.json(String($0)) })
+    let summary = try #require(
+      run.stdout.split(separator: "\n").last.flatMap { Self.json(String($0)) })
     #expect(summary["type"] as? String == "summary")
     #expect(summary["dropped_frames"] is Int, "\(summary)")
-    #expect(run.stderr.contains("Live: ") && run.stderr.contains("frames detected"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("Live: ") && run.stderr.contains("frames detected"), "\(run.stderr)")
 
     let sessions = try Self.storedSessions(folder + "/history.sqlite")
     #expect(sessions.count == 1)
@@ -130,9 +132,10 @@ import Testing
 
     let page = try String(contentsOfFile: folder + "/live.html", encoding: .utf8)
     #expect(page.components(separatedBy: "data:image/jpeg;base64,").count - 1 >= 1)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy {
-      !$0.contains(".partial-")
-    })
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy {
+        !$0.contains(".partial-")
+      })
   }
 
   /// A detector slower than the stream (half its rate, by the helper's test knob) takes the
@@ -147,10 +150,11 @@ import Testing
       ["video", "--json", "--no-history", "--poses-out", folder + "/live.jsonl", url],
       environment: ["SPOTTER_DETECTOR_DELAY": "\(1.0 / 15)"])
     #expect(run.status == 0, "\(run.stderr)")
-    let summary = try #require(run.stdout.split(separator: "\n").last.flatMap { Self.json(String($0)) })
+    let summary = try #require(
+      run.stdout.split(separator: "\n").last.flatMap { Self.json(String($0)) })
     let dropped = try #require(summary["dropped_frames"] as? Int, "\(summary)")
     let detected = try VideoTests.lines(folder + "/live.jsonl").count - 1
-    let served = Int(seconds * 30)
+    let served = Int(seconds * 30) + 1  // ffmpeg's -t sends the frame at the cut too
     #expect(dropped > 0)
     #expect(detected + dropped <= served, "no frame is made up: \(detected) + \(dropped)")
     #expect(detected < served)
@@ -226,5 +230,16 @@ import Testing
       #expect(run.stderr.contains("Hint: "))
       #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [], "\(source)")
     }
+  }
+
+  /// A file's session has no page and is not stored: those options are for live sources.
+  @Test(arguments: [["--view", "0"], ["--no-history"], ["--history", "h.sqlite"]])
+  func liveOptionsAreRefusedForAFile(options: [String]) throws {
+    let run = try SpotterProcess.run(["video"] + options + ["workout.mp4"])
+    #expect(run.status == 64)
+    #expect(
+      run.stderr.hasPrefix(
+        "Error: \(options[0]) is for a live source (a camera or a stream URL), not a file"),
+      "\(run.stderr)")
   }
 }

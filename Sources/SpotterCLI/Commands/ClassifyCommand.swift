@@ -48,7 +48,8 @@ enum ClassifyCommand {
     // The page is up before the first line: a pipe may wait long for it.
     let path = arguments.positional(0)!
     let view = try ViewOption.start(
-      arguments, source: path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent,
+      arguments,
+      source: path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent,
       pictured: false, imageSize: nil)
     do {
       let source = try PoseFiles.open(

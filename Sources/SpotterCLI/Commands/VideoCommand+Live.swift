@@ -125,7 +125,8 @@ extension VideoCommand {
       let stored = try store.append(record.record)
       Terminal.error("Session stored in \(store.location) (\(stored.uid)).")
     }
-    Terminal.error(liveSummary(source, latency: latency, seconds: Date().timeIntervalSince(started)))
+    Terminal.error(
+      liveSummary(source, latency: latency, seconds: Date().timeIntervalSince(started)))
     if case .failed(let error) = source.ending { throw error }
     return 0
   }
@@ -138,7 +139,8 @@ extension VideoCommand {
     let frames = source.frameTimes.count
     let span = source.frameTimes.last ?? 0
     let rate = span > 0 ? Double(frames - 1) / span : 0
-    let share = Int((Double(source.dropped) / Double(max(1, frames + source.dropped)) * 100).rounded())
+    let share = Int(
+      (Double(source.dropped) / Double(max(1, frames + source.dropped)) * 100).rounded())
     var text =
       "Live: \(ReportPage.clock(span)) of \(source.input); \(frames) frames detected "
       + String(format: "(%.1f a second)", rate) + ", \(source.dropped) dropped (\(share)%)"

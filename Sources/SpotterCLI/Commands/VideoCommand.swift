@@ -101,6 +101,15 @@ enum VideoCommand {
     }
     let runtime = definition == nil ? try RuntimeOptions.runtime(arguments) : nil
     let live = video.flatMap(LiveInput.init)
+    if live == nil,
+      let given = liveOptions.first(where: {
+        arguments.values[$0] != nil || arguments.flags.contains($0)
+      })
+    {
+      throw CLIError.usage(
+        "--\(given) is for a live source (a camera or a stream URL), not a file",
+        command: command)
+    }
     if let video, live == nil {
       var isFolder: ObjCBool = false
       guard FileManager.default.fileExists(atPath: video, isDirectory: &isFolder),
@@ -198,6 +207,9 @@ enum VideoCommand {
       + "\(detected.framesWithPerson) (\(share)%); BlazePose at "
       + "\(Int(detected.detection.framesPerSecond.rounded())) frames/s."
   }
+
+  /// The options only a live session has: a file's session is not stored, and has no page.
+  static let liveOptions = ["history", "no-history", "view", "view-token-file"]
 
   /// The runtime's options that only the classifier uses: `spotter count` has none of them.
   static let classifierOptions = ["weights", "stride", "enter", "dwell", "exit"]

@@ -54,7 +54,8 @@ enum ViewOption {
     }
     server.start()
     Terminal.error(
-      "Live page: http://\(server.address)/" + (token == nil ? "" : "?token=KEY (the token file's)"))
+      "Live page: http://\(server.address)/" + (token == nil ? "" : "?token=KEY (the token file's)")
+    )
     return server
   }
 
