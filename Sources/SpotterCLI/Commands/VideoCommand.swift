@@ -11,14 +11,16 @@ import VideoPoses
 /// as `spotter classify` does (or, with `--exercise`, as `spotter count` does), with the video's
 /// frames in the report.
 ///
-/// The poses are written whole before the session reads them, rather than handed over frame by
-/// frame: detection runs at tens of frames a second and the session at thousands, so nothing
-/// is gained by overlapping them, and the session then reads a pose file like any other, by
-/// the same code.
+/// A file's poses are written whole before the session reads them, rather than handed over
+/// frame by frame: detection runs at tens of frames a second and the session at thousands, so
+/// nothing is gained by overlapping them, and the session then reads a pose file like any
+/// other, by the same code. A camera or a stream has no end to wait for: its poses go through
+/// the session as they come (`runLive`, in `VideoCommand+Live.swift`).
 enum VideoCommand {
   static let command = Command(
     name: "video",
-    summary: "Find the exercises in a video, count their reps: poses by BlazePose, then classify.",
+    summary:
+      "Find the exercises in a video, a camera or a stream, count their reps: poses by BlazePose.",
     arguments: [
       Argument(
         name: "FILE",
