@@ -51,6 +51,9 @@ public final class LivePoseSource: PoseSource {
   public var poses: PoseFileWriter?
 
   private let helper: ChildProcess
+  /// Whether the helper has ended (and been waited for) before the stream did: then it has no
+  /// stills to give.
+  private var helperEnded = false
   private var frame = PeopleFrame()
   private var raw: [Float] = []
 
@@ -111,6 +114,7 @@ public final class LivePoseSource: PoseSource {
     guard ending == nil else { return .end }
     guard let line = helper.nextLine() else {
       let (status, errors) = helper.finish()
+      helperEnded = true
       ending = .failed(
         .helperFailed(
           detail: "it stopped after \(frameTimes.count) frames (exit status \(status))"
@@ -129,6 +133,7 @@ public final class LivePoseSource: PoseSource {
       read = decoded
     } catch let problem as VideoPoseDetector.LineProblem {
       _ = helper.stop()
+      helperEnded = true
       ending = .failed(
         .helperFailed(detail: "\(problem.text) after frame \(frameTimes.count)"))
       return .end
@@ -178,11 +183,13 @@ public final class LivePoseSource: PoseSource {
 
   /// The stills `requests` ask for, by their place in it, cut from the frames the helper kept
   /// (`keepStills`), each from the kept frame nearest the one asked for; then the helper ends.
-  /// Only once the stream has ended.
+  /// Only once the stream has ended; none when the helper ended before it (the report is
+  /// written without pictures, its failure told by `ending`).
   ///
   /// - Throws: `VideoError.helperFailed` when the helper fails.
   public func stills(_ requests: [VideoStillGrabber.Request]) throws -> [Int: Data] {
     precondition(ending != nil, "stills come after the stream")
+    guard !helperEnded else { return [:] }
     helper.send(try VideoStillGrabber.requestLine(requests))
     return try VideoStillGrabber.readStills(from: helper)
   }

@@ -46,8 +46,10 @@ extension VideoCommand {
       ViewOption.finish(view, failure: error)
       throw error
     }
-    InterruptCleanup.stopGently(writingTo: source.stopDescriptor)
     defer { source.close() }
+    InterruptCleanup.stopGently(writingTo: source.stopDescriptor)
+    // Before the helper is let go: its descriptor's number may be another file's after that.
+    defer { InterruptCleanup.forgetGentleStop() }
     view?.board.show(imageSize: (Double(source.width), Double(source.height)))
     Terminal.error(
       "Live: \(input) (\(source.width) × \(source.height)); Ctrl-C ends the session.")
