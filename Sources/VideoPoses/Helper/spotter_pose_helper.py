@@ -322,6 +322,18 @@ def listen(newest):
     newest.note(stop=True, request=[])
 
 
+def why_ended(newest, kind):
+    """The end line's why (and message) once take() gave no frame."""
+    if newest.stop:
+        return {"why": "stopped"}
+    if newest.ended and kind == "stream":
+        return {"why": "ended"}
+    if newest.ended:
+        return {"why": "read", "message": "the camera stopped giving frames "
+                "(unplugged, or taken by another program)"}
+    return {"why": "stalled", "message": "no frame came for %g s" % NO_FRAME_SECONDS}
+
+
 def live(source, view_every, keep):
     # Ctrl-C at a terminal reaches the whole process group: Spotter stops this helper itself,
     # through standard input, once it has the last frame's events.
@@ -331,6 +343,17 @@ def live(source, view_every, keep):
     newest = Newest()
     threading.Thread(target=read_frames, args=(capture, newest), daemon=True).start()
     threading.Thread(target=listen, args=(newest,), daemon=True).start()
+    # The models load, and the graph starts on a first frame (its first detection takes half a
+    # second), while the reader reads; the frames meanwhile are dropped, so the first frame
+    # detected is a fresh one, not one that waited for the models.
+    import mediapipe as mp
+
+    pose = mp.solutions.pose.Pose(
+        static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+        enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+    with newest.changed:
+        if newest.frame is None and not newest.ended:
+            newest.last = time.monotonic()  # the first frame's wait starts now
     frame, captured = newest.take()
     if frame is None:
         if newest.stop:
@@ -340,11 +363,7 @@ def live(source, view_every, keep):
         if newest.ended:
             fail("empty", "the stream ended before its first frame")
         fail("stalled", "no frame came within %g s" % NO_FRAME_SECONDS)
-    import mediapipe as mp
-
-    pose = mp.solutions.pose.Pose(
-        static_image_mode=False, model_complexity=1, smooth_landmarks=True,
-        enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+    pose.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
     height, width = frame.shape[:2]
     emit({"type": "video", "live": kind, "width": width, "height": height,
           "fps": capture.get(cv2.CAP_PROP_FPS) or None, "frames": None, "codec": fourcc(capture),
@@ -352,9 +371,13 @@ def live(source, view_every, keep):
                        "package": "mediapipe " + mp.__version__, "api": "mp.solutions.pose",
                        "scores": "visibility"}})
     sys.stdout.flush()
+    with newest.changed:
+        newest.dropped += 1  # the frame the graph started on
     kept, kept_bytes, keep_every = {}, 0, KEEP_EVERY
-    next_view = next_keep = captured
-    index, end = 0, None
+    next_view = next_keep = 0.0
+    index = 0
+    frame, captured = newest.take()
+    end = None if frame is not None else why_ended(newest, kind)
     while end is None:
         found = pose.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)).pose_landmarks
         rows, cols = frame.shape[:2]
@@ -387,16 +410,7 @@ def live(source, view_every, keep):
             time.sleep(delay)
         frame, captured = newest.take()
         if frame is None:
-            if newest.stop:
-                end = {"why": "stopped"}
-            elif newest.ended and kind == "stream":
-                end = {"why": "ended"}
-            elif newest.ended:
-                end = {"why": "read", "message": "the camera stopped giving frames "
-                       "(unplugged, or taken by another program)"}
-            else:
-                end = {"why": "stalled",
-                       "message": "no frame came for %g s" % NO_FRAME_SECONDS}
+            end = why_ended(newest, kind)
     emit(dict(end, type="end", frames=index, dropped=newest.dropped))
     sys.stdout.flush()
     with newest.changed:
