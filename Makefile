@@ -99,8 +99,9 @@ live: release-spotter
 # The live stream measured and looked at (Benchmarks/live/check.sh): the detector's rate, the
 # capture-to-event latency and frames dropped from vtest.avi served at 30 frames a second by
 # ffmpeg, then with the detector slowed to half that, and screenshots of the live page in
-# headless Chromium (installed when missing) during the stream and with synthetic squats'
-# count: .build/live-check/*.png. About two minutes; not part of `make test`.
+# headless Chromium (installed when missing) during the stream (and a footballer's photograph
+# as a stream) and with synthetic squats' count: .build/live-check/*.png. About four minutes;
+# not part of `make test`.
 live-check: release-spotter
 	$(call install_missing,$(PYTHON_DEPS) $(OPENCV_DOC_DEPS) $(FFMPEG_DEPS) "command -v chromium=chromium")
 	Benchmarks/live/check.sh $(RELEASE_BIN)/spotter "$$(dpkg -L opencv-doc | grep '/vtest\.avi$$')" \
