@@ -4,7 +4,7 @@ import Reporting
 /// The live page: one HTML file with its CSS and a little JavaScript inline, nothing fetched
 /// from anywhere but the server it came from, no build step.
 ///
-/// It is made to be read from across a room: the count fills most of the screen's height, the
+/// It is made to be read from across a room: the count fills half the screen's height, the
 /// exercise above it, the last cue below in large type, white on black; the camera's picture
 /// with the pose drawn over it beside them (a screen wider than tall) or above (a phone held
 /// upright), and the sets so far at the foot. It keeps one `EventSource` open to `/events`:

@@ -33,7 +33,6 @@ extension VideoCommand {
     // The detector's pipe and the page's browsers may close first: that is no reason to stop.
     signal(SIGPIPE, SIG_IGN)
     let json = arguments.flag("json")
-    let history = arguments.flag("no-history") ? nil : arguments.values["history"] ?? ""
     let started = Date()
     let view = try ViewOption.start(
       arguments, source: input.description, pictured: true, imageSize: nil)
@@ -122,22 +121,20 @@ extension VideoCommand {
       }
       Terminal.error("Poses: \(posesOut)")
     }
-    if let history {
-      let store = try HistoryCommand.open(history.isEmpty ? nil : history)
+    if !arguments.flag("no-history") {
+      let store = try HistoryCommand.open(arguments.values["history"])
       let stored = try store.append(record.record)
       Terminal.error("Session stored in \(store.location) (\(stored.uid)).")
     }
-    Terminal.error(
-      liveSummary(source, latency: latency, seconds: Date().timeIntervalSince(started)))
+    Terminal.error(liveSummary(source, latency: latency))
     if case .failed(let error) = source.ending { throw error }
     return 0
   }
 
-  /// `Live: 0:26.4 of the stream http://…; 612 frames detected (23.2 a second), 183 dropped
-  /// (23%); capture → event p50 41 ms, p99 88 ms over 96 events.`
-  static func liveSummary(_ source: LivePoseSource, latency: CaptureLatency, seconds: Double)
-    -> String
-  {
+  /// `Live: 0:26 of the stream http://…; 612 frames detected (23.2 a second), 183 dropped
+  /// (23%); capture → event p50 41 ms, p99 88 ms over 96 events.`: the stream's length by its
+  /// capture clock, and the rate frames were detected at over it.
+  static func liveSummary(_ source: LivePoseSource, latency: CaptureLatency) -> String {
     let frames = source.frameTimes.count
     let span = source.frameTimes.last ?? 0
     let rate = span > 0 ? Double(frames - 1) / span : 0
