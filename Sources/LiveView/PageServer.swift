@@ -55,6 +55,9 @@ public final class PageServer: @unchecked Sendable {
 
   /// Updates a browser is sent a second, at most.
   static let updatesPerSecond = 15.0
+  /// Connections served at once, at most: a room's screens and phones, with room to spare; more
+  /// are closed at once, so that nobody can tie up threads without end.
+  static let maxConnections = 32
 
   /// Listens on `address` for the page of `board`; `token`, when given, must come with every
   /// request. Call `start` to serve.
@@ -101,6 +104,11 @@ public final class PageServer: @unchecked Sendable {
           lock.unlock()
           close(connection)
           return
+        }
+        guard connections.count < Self.maxConnections else {
+          lock.unlock()
+          close(connection)
+          continue
         }
         connections.insert(connection)
         lock.unlock()

@@ -138,4 +138,17 @@ import Testing
     running.closeInput()
     #expect(running.waitForExit(timeout: 10) == 0)
   }
+
+  /// Ctrl-C ends a piped session shown on a page as the end of its stream would: the summary,
+  /// and exit 0 (the page's browsers are told it ended).
+  @Test func ctrlCEndsAPipedSessionWithItsSummary() throws {
+    let running = try RunningProcess(["classify", "--json", "--view", "127.0.0.1:0", "-"])
+    _ = try Self.pagePort(running)
+    running.write(try String(contentsOfFile: Self.squats, encoding: .utf8))
+    try #require(running.nextLine(timeout: 30) != nil, "\(running.standardError)")
+    kill(running.process.processIdentifier, SIGINT)
+    let rest = running.remainingLines(timeout: 30)
+    #expect(running.waitForExit(timeout: 10) == 0, "\(running.standardError)")
+    #expect(rest.last?.contains("\"type\":\"summary\"") == true, "\(rest)")
+  }
 }

@@ -51,6 +51,9 @@ enum ClassifyCommand {
       arguments,
       source: path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent,
       pictured: false, imageSize: nil)
+    // Ctrl-C ends a piped stream shown on a page as its end would: the page says so.
+    if view != nil && path == "-" { InterruptCleanup.endInputGently() }
+    defer { InterruptCleanup.forgetGentleStop() }
     do {
       let source = try PoseFiles.open(
         path,
