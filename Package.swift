@@ -154,7 +154,7 @@ let package = Package(
         "SpotterCLI", "TestSupport",
       ]),
     // The video's frame times and set-up; `spotter video` run for real when the detector can
-    // be installed.
+    // be installed, on files and on live streams ffmpeg serves on loopback.
     .testTarget(
       name: "VideoPosesTests",
       dependencies: ["Poses", "SpotterCLI", "TestSupport", "VideoPoses"]),
