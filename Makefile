@@ -3,8 +3,9 @@
 # pkg-config) to build; for the tests also the sqlite3 program, PostgreSQL, HAProxy and stunnel,
 # which the history's and the fleet's tests start in folders of their own (never as system
 # services), openssl and iproute2's ip, which give the fleet check a certificate and hosts,
-# espeak-ng, which speaks the cues (also for demo-speech), and Python's venv and opencv-doc's
-# videos for spotter video (also for make video).
+# espeak-ng, which speaks the cues (also for demo-speech), Python's venv and opencv-doc's
+# videos for spotter video (also for make video), and ffmpeg, which serves a video as a live
+# stream (also for make live and live-check).
 
 SWIFT ?= swift
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -12,9 +13,9 @@ RELEASE_BIN = .build/release
 
 FOLD_TARGETS = fold-0 fold-1 fold-2 fold-3 fold-4
 
-.PHONY: all deps test-deps speech-deps build demo demo-speech video test lint bench eval eval-real folds proxy \
-	format clean tiny-weights libspotter weights report-check fleet-check soak peers \
-	release-spotter $(FOLD_TARGETS)
+.PHONY: all deps test-deps speech-deps build demo demo-speech video live live-check test lint bench \
+	eval eval-real folds proxy format clean tiny-weights libspotter weights report-check \
+	fleet-check soak peers release-spotter $(FOLD_TARGETS)
 
 all: build
 
@@ -38,11 +39,13 @@ SPEECH_DEPS = "command -v espeak-ng=espeak-ng"
 # OpenCV's example videos (people walking past a camera) are in Debian's opencv-doc.
 PYTHON_DEPS = "python3 -c 'import venv, ensurepip'=python3-venv"
 OPENCV_DOC_DEPS = "dpkg -L opencv-doc=opencv-doc"
+# Debian's ffmpeg serves a video as a live stream on loopback, standing in for a camera.
+FFMPEG_DEPS = "command -v ffmpeg=ffmpeg"
 TEST_DEPS = $(BUILD_DEPS) "command -v sqlite3=sqlite3" "command -v psql=postgresql-client" \
 	"ls /usr/lib/postgresql/*/bin/initdb=postgresql" \
 	"test -x /usr/sbin/haproxy || command -v haproxy=haproxy" "command -v stunnel4=stunnel4" \
 	"command -v openssl=openssl" "command -v ip=iproute2" $(SPEECH_DEPS) $(PYTHON_DEPS) \
-	$(OPENCV_DOC_DEPS)
+	$(OPENCV_DOC_DEPS) $(FFMPEG_DEPS)
 
 deps:
 	$(call install_missing,$(BUILD_DEPS))
@@ -69,6 +72,40 @@ video: release-spotter
 	$(call install_missing,$(PYTHON_DEPS) $(if $(VIDEO),,$(OPENCV_DOC_DEPS)))
 	@video="$(VIDEO)"; [ -n "$$video" ] || video=$$(dpkg -L opencv-doc | grep '/vtest\.avi$$'); \
 	  $(RELEASE_BIN)/spotter video --report $(RELEASE_BIN)/video-report.html "$$video"
+
+# Live (README, "Live"): spotter video on a live source with its page at LIVE_VIEW. LIVE=/dev/video0
+# (or an index, or an rtsp://, http://, udp:// URL) for a real camera; by default OpenCV's
+# vtest.avi at 30 frames a second, three times over, served by ffmpeg on loopback as a camera
+# would serve it (made once into .build/live). Ctrl-C ends the session with its summary.
+LIVE_VIEW ?= 127.0.0.1:8090
+LIVE_STREAM_PORT ?= 8091
+LIVE_DIR = .build/live
+live: release-spotter
+	$(call install_missing,$(PYTHON_DEPS) $(if $(LIVE),,$(OPENCV_DOC_DEPS) $(FFMPEG_DEPS)))
+	@mkdir -p $(LIVE_DIR)
+	@if [ -n "$(LIVE)" ]; then \
+	  echo "Open http://$(LIVE_VIEW)/ in a browser."; \
+	  exec $(RELEASE_BIN)/spotter video --view $(LIVE_VIEW) "$(LIVE)"; \
+	fi; \
+	video=$$(dpkg -L opencv-doc | grep '/vtest\.avi$$'); \
+	[ -s $(LIVE_DIR)/vtest30.ts ] || ffmpeg -y -hide_banner -loglevel error -r 30 -i "$$video" \
+	  -c:v mpeg2video -q:v 2 -f mpegts $(LIVE_DIR)/vtest30.ts; \
+	ffmpeg -hide_banner -loglevel quiet -re -stream_loop 2 -i $(LIVE_DIR)/vtest30.ts -c copy \
+	  -f mpegts -listen 1 http://127.0.0.1:$(LIVE_STREAM_PORT) & sender=$$!; \
+	trap 'kill $$sender 2>/dev/null' EXIT INT TERM; sleep 0.5; \
+	echo "Open http://$(LIVE_VIEW)/ in a browser."; \
+	$(RELEASE_BIN)/spotter video --no-history --view $(LIVE_VIEW) http://127.0.0.1:$(LIVE_STREAM_PORT)
+
+# The live stream measured and looked at (Benchmarks/live/check.sh): the detector's rate, the
+# capture-to-event latency and frames dropped from vtest.avi served at 30 frames a second by
+# ffmpeg, then with the detector slowed to half that, and screenshots of the live page in
+# headless Chromium (installed when missing) during the stream (and a footballer's photograph
+# as a stream) and with synthetic squats' count: .build/live-check/*.png. About four minutes;
+# not part of `make test`.
+live-check: release-spotter
+	$(call install_missing,$(PYTHON_DEPS) $(OPENCV_DOC_DEPS) $(FFMPEG_DEPS) "command -v chromium=chromium")
+	Benchmarks/live/check.sh $(RELEASE_BIN)/spotter "$$(dpkg -L opencv-doc | grep '/vtest\.avi$$')" \
+	  .build/live-check
 
 # The demo's spoken counts and cues as a soundtrack of the workout: .build/demo-speech.wav.
 demo-speech: release-spotter speech-deps

@@ -79,14 +79,17 @@ let package = Package(
     // Video to poses: BlazePose (MediaPipe) in a helper process of Spotter's own, in a Python
     // virtual environment it sets up once; the runtime never needs it.
     .target(name: "VideoPoses", dependencies: ["Poses"], resources: [.copy("Helper")]),
+    // The live page of a session (`--view`): served over HTTP by a thread of its own, updated
+    // by Server-Sent Events; it draws poses with the report's bones.
+    .target(name: "LiveView", dependencies: ["Poses", "Reporting", "Spotter"]),
     // Option tables that drive parsing and --help, for `spotter` and `spotter-bench`.
     .target(name: "ArgumentParsing"),
     .executableTarget(
       name: "SpotterCLI",
       dependencies: [
-        "ActionModel", "ArgumentParsing", "Evaluation", "MotionSynth", "Poses", "Randomness",
-        "History", "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer", "Training",
-        "TrainingData", "VideoPoses",
+        "ActionModel", "ArgumentParsing", "Evaluation", "History", "LiveView", "MotionSynth",
+        "Poses", "Randomness", "Reporting", "RepCounting", "Speech", "Spotter", "SpotterServer",
+        "Training", "TrainingData", "VideoPoses",
       ]),
     // Naive reference kernels, fixtures, approximate equality: tests and benchmarks only.
     .target(
@@ -151,10 +154,16 @@ let package = Package(
         "SpotterCLI", "TestSupport",
       ]),
     // The video's frame times and set-up; `spotter video` run for real when the detector can
-    // be installed.
+    // be installed, on files and on live streams ffmpeg serves on loopback.
     .testTarget(
       name: "VideoPosesTests",
       dependencies: ["Poses", "SpotterCLI", "TestSupport", "VideoPoses"]),
+    // The live page's parts, and its count from synthetic poses through `classify --view`.
+    .testTarget(
+      name: "LiveViewTests",
+      dependencies: [
+        "LiveView", "Poses", "RepCounting", "Spotter", "SpotterCLI", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

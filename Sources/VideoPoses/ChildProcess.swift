@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A program run as a child of Spotter: Python, pip, the detector helper.
 ///
 /// Its standard error always goes to a file, never a pipe: MediaPipe and pip write a lot there,
@@ -17,13 +23,18 @@ final class ChildProcess {
   private let watcher: ChildWatcher?
   /// Whether there is no child to wait for: not started yet, or already waited for.
   private var waited = true
+  /// The writing end of the child's standard input while it is kept open (`talking`), else
+  /// -1. A signal handler may write to it (`write(2)` is safe there), so it is a raw descriptor.
+  private(set) var inputDescriptor: Int32
 
-  /// Starts `executable` with `arguments`; `input` is written to its standard input (then
-  /// closed), and its standard error goes to `errorLog` (appended to; a temporary file when
-  /// nil). `watcher` hears its process id when it starts and when it has ended.
+  /// Starts `executable` with `arguments`; `input` is written to its standard input, which is
+  /// then closed, unless `talking`: then it stays open for `send`. Its standard error goes to
+  /// `errorLog` (appended to; a temporary file when nil). `watcher` hears its process id when
+  /// it starts and when it has ended.
   init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-    input: Data? = nil, errorLog: String? = nil, watcher: ChildWatcher? = nil
+    input: Data? = nil, talking: Bool = false, errorLog: String? = nil,
+    watcher: ChildWatcher? = nil
   ) throws {
     self.watcher = watcher
     let errorFile =
@@ -58,10 +69,30 @@ final class ChildProcess {
     watcher?.started(process.processIdentifier)
     try? writing.close()
     if let input { inputPipe.fileHandleForWriting.write(input) }
+    if talking {
+      inputDescriptor = dup(inputPipe.fileHandleForWriting.fileDescriptor)
+    } else {
+      inputDescriptor = -1
+    }
     try? inputPipe.fileHandleForWriting.close()
   }
 
+  /// Writes `line` and a newline to the child's standard input (kept open by `talking`). A
+  /// child that has ended reads nothing, and no error is raised for it: what it wrote before
+  /// it ended tells why (SIGPIPE must be ignored, as the live command does).
+  func send(_ line: String) {
+    guard inputDescriptor >= 0 else { return }
+    var bytes = Array((line + "\n").utf8)[...]
+    while !bytes.isEmpty {
+      let count = bytes.withUnsafeBytes { write(inputDescriptor, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return }
+      bytes = bytes.dropFirst(count)
+    }
+  }
+
   deinit {
+    closeInput()
     if !waited {
       if process.isRunning { process.terminate() }
       process.waitUntilExit()
@@ -88,9 +119,16 @@ final class ChildProcess {
     }
   }
 
-  /// Waits for the child to end (reading and dropping what it still writes); returns its exit
-  /// status, and the last lines it wrote to standard error.
+  /// Closes the child's standard input (kept open by `talking`): the end of what it reads.
+  func closeInput() {
+    if inputDescriptor >= 0 { close(inputDescriptor) }
+    inputDescriptor = -1
+  }
+
+  /// Waits for the child to end (its standard input closed first, reading and dropping what it
+  /// still writes); returns its exit status, and the last lines it wrote to standard error.
   func finish() -> (status: Int32, errors: String) {
+    closeInput()
     while nextLine() != nil {}
     return waitForEnd()
   }
@@ -99,6 +137,7 @@ final class ChildProcess {
   /// wrong, whose every further line would only be read and dropped (a whole video's frames,
   /// with `finish()`). Returns as `finish()` does.
   func stop() -> (status: Int32, errors: String) {
+    closeInput()
     if process.isRunning { process.terminate() }
     return waitForEnd()
   }

@@ -15,6 +15,11 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
   case noFrames(path: String)
   /// The helper process stopped or said something it should not have.
   case helperFailed(detail: String)
+  /// A camera or stream that gave no frame: no such device, nothing answering at the URL, a
+  /// stream that ended or went silent before its first frame.
+  case liveSourceUnavailable(source: LiveInput, detail: String)
+  /// A camera or stream that stopped giving frames part-way: silent for 5 s, unplugged.
+  case liveSourceFailed(source: LiveInput, detail: String)
 
   public var description: String {
     switch self {
@@ -36,6 +41,10 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
       "the video \(path) has no frames"
     case .helperFailed(let detail):
       "the pose detector failed: \(detail)"
+    case .liveSourceUnavailable(let source, let detail):
+      "cannot read \(source): \(detail)"
+    case .liveSourceFailed(let source, let detail):
+      "\(source) failed: \(detail)"
     }
   }
 
@@ -50,6 +59,15 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     case .notAVideo, .unreadableCodec, .noFrames:
       "the detector reads videos through OpenCV's FFmpeg: re-encode the video as H.264 MP4 "
         + "(ffmpeg -i IN -c:v libx264 OUT.mp4)."
+    case .liveSourceUnavailable(let source, _), .liveSourceFailed(let source, _):
+      switch source {
+      case .camera:
+        "give a camera that is plugged in (ls /dev/video*; v4l2-ctl --list-devices lists them) "
+          + "and that no other program holds."
+      case .stream:
+        "check that the stream plays on this machine (ffplay URL); Spotter reads what OpenCV's "
+          + "FFmpeg reads: rtsp://, http://, udp://, with the camera's own path and port."
+      }
     case .helperFailed:
       "run it again; if it fails the same way, the message above says where, and if it is the "
         + "detector's environment that is broken, delete \(DetectorEnvironment().folder) and the "

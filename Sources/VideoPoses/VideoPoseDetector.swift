@@ -74,7 +74,7 @@ public enum VideoPoseDetector {
     do {
       let writer = try PoseFileWriter(
         path: partial, format: .jsonl,
-        header: poseHeader(first, video: video))
+        header: poseHeader(first, source: URL(fileURLWithPath: video).lastPathComponent))
       var clock = VideoFrameTimes(fps: first.fps)
       var started: Date?
       var ended = false
@@ -136,6 +136,8 @@ public enum VideoPoseDetector {
     var codec: String?
     /// The `detector` object as JSON text, for the pose file's header.
     var detector: String
+    /// What a live source is (`camera` or `stream`); nil for a file.
+    var live: String?
   }
 
   /// The helper's first line, read: the video's facts, or the error it reports about the
@@ -219,16 +221,18 @@ public enum VideoPoseDetector {
       VideoLine(
         width: width, height: height, fps: object["fps"] as? Double,
         frames: object["frames"] as? Int, codec: object["codec"] as? String,
-        detector: String(decoding: detectorText, as: UTF8.self)))
+        detector: String(decoding: detectorText, as: UTF8.self), live: object["live"] as? String))
   }
 
-  static func poseHeader(_ video: VideoLine, video path: String) -> PoseFileHeader {
+  /// The pose file's header for a video whose facts are `video`, read from `source`: a file's
+  /// name (the `video` object's `file`), or a camera or a stream's URL (its `live` says which).
+  static func poseHeader(_ video: VideoLine, source: String) -> PoseFileHeader {
     var space = CoordinateSpace()
     space.units = .pixels
     space.origin = .topLeft
     space.imageWidth = Float(video.width)
     space.imageHeight = Float(video.height)
-    var facts: [String: Any] = ["file": URL(fileURLWithPath: path).lastPathComponent]
+    var facts: [String: Any] = video.live.map { ["live": $0] } ?? ["file": source]
     if let frames = video.frames { facts["frames"] = frames }
     if let codec = video.codec { facts["codec"] = codec }
     let factsText =
@@ -236,15 +240,19 @@ public enum VideoPoseDetector {
       .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     return PoseFileHeader(
       layout: .mediapipe33, space: space, fps: video.fps.map { min(max($0, 0.01), 10_000) } ?? 30,
-      source: URL(fileURLWithPath: path).lastPathComponent,
-      extra: ["detector": video.detector, "video": factsText])
+      source: source, extra: ["detector": video.detector, "video": factsText])
   }
 
   /// One frame as the helper gives it: the decoder's time of it, in milliseconds (nil when it
-  /// has none), and BlazePose's landmarks (nil: nobody found).
+  /// has none), and BlazePose's landmarks (nil: nobody found). A live source's frame has its
+  /// capture time instead (the helper's monotonic clock, seconds), the frames dropped so far,
+  /// and now and then the picture, for the live page.
   struct Frame: Equatable {
     var milliseconds: Double?
     var pose: [Joint]?
+    var captured: Double? = nil
+    var dropped: Int? = nil
+    var jpeg: Data? = nil
   }
 
   /// One frame line; nil for the `end` line.
@@ -260,10 +268,16 @@ public enum VideoPoseDetector {
     guard object["i"] is Int else {
       throw LineProblem(text: "a line that is not a frame, \(quote(line)),")
     }
-    let milliseconds = object["ms"] as? Double
-    guard let given = object["pose"], !(given is NSNull) else {
-      return Frame(milliseconds: milliseconds, pose: nil)
+    var frame = Frame(milliseconds: object["ms"] as? Double, pose: nil)
+    frame.captured = object["c"] as? Double
+    frame.dropped = object["dropped"] as? Int
+    if let text = object["jpeg"] as? String {
+      guard let jpeg = Data(base64Encoded: text) else {
+        throw LineProblem(text: "a frame whose jpeg is not base64, \(quote(line)),")
+      }
+      frame.jpeg = jpeg
     }
+    guard let given = object["pose"], !(given is NSNull) else { return frame }
     let count = PoseLayout.mediapipe33.jointCount
     guard let landmarks = given as? [Any] else {
       throw LineProblem(
@@ -283,7 +297,8 @@ public enum VideoPoseDetector {
       joints.append(
         Joint(x: Float(numbers[0]), y: Float(numbers[1]), confidence: Float(numbers[2])))
     }
-    return Frame(milliseconds: milliseconds, pose: joints)
+    frame.pose = joints
+    return frame
   }
 
   static func json(_ line: String) -> [String: Any]? {

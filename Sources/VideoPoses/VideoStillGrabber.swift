@@ -33,6 +33,16 @@ public enum VideoStillGrabber {
     video: String, _ requests: [Request], environment: DetectorEnvironment
   ) throws -> [Int: Data] {
     guard !requests.isEmpty else { return [:] }
+    let helper = try ChildProcess(
+      environment.python, [try HelperScript.path(), "stills", video],
+      environment: environment.childEnvironment, input: Data(try requestLine(requests).utf8),
+      watcher: environment.watcher)
+    return try readStills(from: helper)
+  }
+
+  /// `requests` as the helper reads them, one line of JSON (no newline): the `stills` command
+  /// on its standard input, and the live helper after its stream.
+  static func requestLine(_ requests: [Request]) throws -> String {
     let frames = requests.map { request in
       [
         "i": request.frame,
@@ -40,10 +50,14 @@ public enum VideoStillGrabber {
         "height": request.height,
       ] as [String: Any]
     }
-    let input = try JSONSerialization.data(withJSONObject: ["frames": frames])
-    let helper = try ChildProcess(
-      environment.python, [try HelperScript.path(), "stills", video],
-      environment: environment.childEnvironment, input: input, watcher: environment.watcher)
+    return String(
+      decoding: try JSONSerialization.data(withJSONObject: ["frames": frames]), as: UTF8.self)
+  }
+
+  /// The stills `helper` writes, to its end, by their place in the request.
+  ///
+  /// - Throws: `VideoError.helperFailed` for a line that is not a still, or a helper that fails.
+  static func readStills(from helper: ChildProcess) throws -> [Int: Data] {
     var stills: [Int: Data] = [:]
     while let line = helper.nextLine() {
       let still: (index: Int, jpeg: Data)

@@ -2,9 +2,10 @@ import Poses
 
 /// A rep as two stick figures drawn from the poses themselves: the body at the rep's top and at
 /// its bottom, side by side at one scale, so what moved (and how far) shows.
-enum StickFigure {
-  /// The bones of the canonical skeleton (COCO-18), with the side each belongs to.
-  static let bones: [(CanonicalJoint, CanonicalJoint, Side)] = [
+package enum StickFigure {
+  /// The bones of the canonical skeleton (COCO-18), with the side each belongs to (the live
+  /// page draws its poses with them too).
+  package static let bones: [(CanonicalJoint, CanonicalJoint, Side)] = [
     (.neck, .nose, .centre), (.nose, .rightEye, .right), (.rightEye, .rightEar, .right),
     (.nose, .leftEye, .left), (.leftEye, .leftEar, .left),
     (.neck, .rightShoulder, .right), (.rightShoulder, .rightElbow, .right),
@@ -15,11 +16,11 @@ enum StickFigure {
     (.rightHip, .leftHip, .centre),
   ]
 
-  enum Side {
+  package enum Side {
     case left, right, centre
 
     /// The person's left in blue and right in orange, as in most pose tools.
-    var colour: String {
+    package var colour: String {
       switch self {
       case .left: "#2b6cb0"
       case .right: "#e07b00"

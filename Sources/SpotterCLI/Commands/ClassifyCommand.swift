@@ -22,30 +22,51 @@ enum ClassifyCommand {
         "Follow up to N people, each with their own exercises and counts (events carry person).",
         default: "1"),
       ReportCommand.option,
-    ] + SpeakOptions.options,
-    discussion: "Events are printed as they happen, so a live pipe shows them at once.",
+    ] + SpeakOptions.options + ViewOption.options,
+    discussion: """
+      Events are printed as they happen, so a live pipe shows them at once; --view serves a page
+      of the session that a person reads from across the room while it runs.
+      """,
     run: run
   )
 
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let runtime = try RuntimeOptions.runtime(arguments)
-    let source = try PoseFiles.open(
-      arguments.positional(0)!,
-      options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
     let people = try arguments.int("people", range: PeopleLimit.range)!
     let reportFile = arguments.values["report"]
     if let reportFile { try ReportCommand.checkWritable(reportFile) }
     if people > 1
-      && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil)
+      && (arguments.flag("speak") || arguments.string("speak-to") != nil || reportFile != nil
+        || arguments.string("view") != nil)
     {
-      throw CLIError.usage("--speak, --speak-to and --report are for one person", command: command)
+      throw CLIError.usage(
+        "--speak, --speak-to, --report and --view are for one person", command: command)
     }
     let speaker = try SpeakOptions.speaker(arguments, command: command)
     let output = TextOutput.standardOutput()
     let json = arguments.flag("json")
-    try classify(
-      source, runtime: runtime, people: people, json: json, reportFile: reportFile,
-      speaker: speaker, output: output)
+    // The page is up before the first line: a pipe may wait long for it.
+    let path = arguments.positional(0)!
+    let view = try ViewOption.start(
+      arguments,
+      source: path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent,
+      pictured: false, imageSize: nil)
+    // Ctrl-C ends a piped stream shown on a page as its end would: the page says so.
+    if view != nil && path == "-" { InterruptCleanup.endInputGently() }
+    defer { InterruptCleanup.forgetGentleStop() }
+    do {
+      let source = try PoseFiles.open(
+        path,
+        options: PoseFiles.Options(fps: try arguments.double("fps", range: 0.001...10_000)))
+      try classify(
+        view.map { ViewOption.showing(source, on: $0.board) } ?? source, runtime: runtime,
+        people: people, json: json, reportFile: reportFile, speaker: speaker, output: output,
+        taps: EventTaps(observe: { _, event in view?.board.take(event) }))
+    } catch {
+      ViewOption.finish(view, failure: error)
+      throw error
+    }
+    ViewOption.finish(view)
     return 0
   }
 
@@ -53,10 +74,10 @@ enum ClassifyCommand {
   /// with `json`, else the timeline; each with its person's id when `people` is over 1) and
   /// said by `speaker`; with `reportFile` (one person), the page written at the end, once
   /// `finishReport` has added to it what the caller has (the video's frames, from the report
-  /// and its recorder's poses).
+  /// and its recorder's poses). `taps` hear the events and add to their lines and summary.
   static func classify(
     _ source: any PoseSource, runtime: Runtime, people: Int = 1, json: Bool, reportFile: String?,
-    speaker: (any CueSpeaker)? = nil, output: TextOutput,
+    speaker: (any CueSpeaker)? = nil, output: TextOutput, taps: EventTaps = EventTaps(),
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
     var runtime = runtime
@@ -73,15 +94,17 @@ enum ClassifyCommand {
     let emit: (Int?, SpotterEvent) -> Void = { person, event in
       recorder?.take(event)
       speaker?.hear(event)
+      taps.observe(person, event)
       if case .prediction = event, !printsPredictions { return }
       if json {
-        output.writeLine(event.jsonLine(person: person))
+        output.writeLine(taps.jsonLine(event, person: person))
       } else {
         timeline.print(event, person: person)
       }
     }
-    try session.run(
-      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source, emit: emit
+    try taps.run(
+      speaker.map { SpeakOptions.SpeakerClockedSource(source, speaker: $0) } ?? source,
+      through: session, emit: emit
     ) {
       try output.flush()
     }

@@ -62,15 +62,18 @@ enum CountCommand {
   /// (one a person with `people` over 1): reps and cues printed as they come (NDJSON with
   /// `json`, every event; else text, and a total a person from their summary), and with
   /// `reportFile` the page written at the end, once `finishReport` has added to it what the
-  /// caller has (the video's frames, from the report and its recorder's poses).
+  /// caller has (the video's frames, from the report and its recorder's poses). `taps` hear
+  /// the events and add to their lines and summary.
   static func countAndPrint(
     _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
     goals: [Goal] = [], json: Bool, reportFile: String?, output: TextOutput,
+    taps: EventTaps = EventTaps(),
     finishReport: (SessionReport, ReportRecorder) throws -> SessionReport = { report, _ in report }
   ) throws {
     let printer = EventPrinter(output: output, definition: { _ in definition })
     func report(_ event: SpotterEvent, person: Int?) {
-      if json { return output.writeLine(event.jsonLine(person: person)) }
+      taps.observe(person, event)
+      if json { return output.writeLine(taps.jsonLine(event, person: person)) }
       switch event {
       case .error(_, let line, let message):
         Terminal.error("warning: line \(line.map(String.init) ?? "?"): \(message)")
@@ -86,7 +89,10 @@ enum CountCommand {
       }
     }
     let recorder = reportFile.map { _ in ReportRecorder(for: definition, source: source.name) }
-    try count(source, definition: definition, people: people, goals: goals, recorder: recorder) {
+    try count(
+      source, definition: definition, people: people, goals: goals, recorder: recorder,
+      taps: taps
+    ) {
       event, person in
       report(event, person: person)
     } afterFrame: {
@@ -117,11 +123,12 @@ enum CountCommand {
   /// `people` over 1, each event with their id; with 1, everyone in view is one stream, the
   /// most prominent person followed): the stream is one set from its first frame, and the
   /// first of `goals` reached ends it. A `recorder` (one person only) hears the ticks, the
-  /// engine's samples and the events. Returns the bad lines skipped.
+  /// engine's samples and the events; `taps` give the summary its counters. Returns the bad
+  /// lines skipped.
   @discardableResult
   static func count(
     _ source: any PoseSource, definition: ExerciseDefinition, people: Int = 1,
-    goals: [Goal] = [], recorder: ReportRecorder?,
+    goals: [Goal] = [], recorder: ReportRecorder?, taps: EventTaps = EventTaps(),
     emit: (SpotterEvent, Int?) -> Void = { _, _ in }, afterFrame: () throws -> Void = {}
   ) throws -> Int {
     precondition(recorder == nil || people == 1, "a report is of one person")
@@ -131,8 +138,8 @@ enum CountCommand {
       classifier: nil, catalogue: ExerciseCatalogue(definitions: [definition]), options: options)
     let session = runtime.makeSession(counting: definition, people: people)
     if let recorder { ReportCommand.listen(to: session, recorder: recorder) }
-    try session.run(
-      source,
+    try taps.run(
+      source, through: session,
       emit: { person, event in
         recorder?.take(event)
         emit(event, person)

@@ -10,30 +10,30 @@ extension VideoCommand {
   static let repHeight = 200
 
   /// `report` with the video's frames the page shows (`ReportVideo.wanted`): each moment's
-  /// nearest frame, fetched in one more pass over the video, with the pose the session
-  /// followed then.
+  /// nearest frame, with the pose the session followed then. `frameTimes` are the stream
+  /// times of the frames `grab` can cut stills from, by index (a file's every frame, fetched in
+  /// one more pass over it; a live source's frames detected, from those its helper kept);
+  /// `name` is what the page calls the video.
   static func withFrames(
-    _ report: SessionReport, recorder: ReportRecorder, video: String,
-    detected: VideoPoseDetector.Detected, environment: DetectorEnvironment
+    _ report: SessionReport, recorder: ReportRecorder, name: String, width: Int, height: Int,
+    frameTimes: [Double], grab: ([VideoStillGrabber.Request]) throws -> [Int: Data]
   ) throws -> SessionReport {
-    let width = Double(detected.width)
-    let height = Double(detected.height)
+    let width = Double(width)
+    let height = Double(height)
     let wanted = ReportVideo.wanted(
       for: report, width: width, height: height, pose: recorder.stickPose(at:))
-    let frames = wanted.map { VideoFrameTimes.nearest($0.t, in: detected.frameTimes) ?? 0 }
+    let frames = wanted.map { VideoFrameTimes.nearest($0.t, in: frameTimes) ?? 0 }
     let requests = zip(wanted, frames).map { want, frame in
       VideoStillGrabber.Request(
         frame: frame, crop: (want.crop.x, want.crop.y, want.crop.width, want.crop.height),
         height: want.isOverview ? overviewHeight : repHeight)
     }
-    let jpegs = try VideoStillGrabber.grab(
-      video: video, requests, environment: environment)
-    var shown = ReportVideo(
-      file: URL(fileURLWithPath: video).lastPathComponent, width: width, height: height)
+    let jpegs = try grab(requests)
+    var shown = ReportVideo(file: name, width: width, height: height)
     for (index, want) in wanted.enumerated() {
       guard let jpeg = jpegs[index] else { continue }
       let still = VideoStill(
-        t: want.t, frameTime: detected.frameTimes[frames[index]], crop: want.crop,
+        t: want.t, frameTime: frameTimes[frames[index]], crop: want.crop,
         pose: want.pose, jpeg: jpeg)
       if want.isOverview {
         shown.overview.append(still)
@@ -42,7 +42,7 @@ extension VideoCommand {
       }
     }
     var report = report
-    report.source = shown.file  // not the pose file, which may be a temporary one
+    report.source = name  // not the pose file, which may be a temporary one
     report.video = shown
     return report
   }

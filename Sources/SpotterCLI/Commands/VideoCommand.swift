@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import History
 import Poses
 import Reporting
 import Spotter
@@ -10,17 +11,22 @@ import VideoPoses
 /// as `spotter classify` does (or, with `--exercise`, as `spotter count` does), with the video's
 /// frames in the report.
 ///
-/// The poses are written whole before the session reads them, rather than handed over frame by
-/// frame: detection runs at tens of frames a second and the session at thousands, so nothing
-/// is gained by overlapping them, and the session then reads a pose file like any other, by
-/// the same code.
+/// A file's poses are written whole before the session reads them, rather than handed over
+/// frame by frame: detection runs at tens of frames a second and the session at thousands, so
+/// nothing is gained by overlapping them, and the session then reads a pose file like any
+/// other, by the same code. A camera or a stream has no end to wait for: its poses go through
+/// the session as they come (`runLive`, in `VideoCommand+Live.swift`).
 enum VideoCommand {
   static let command = Command(
     name: "video",
-    summary: "Find the exercises in a video, count their reps: poses by BlazePose, then classify.",
+    summary:
+      "Find the exercises in a video, a camera or a stream, count their reps: poses by BlazePose.",
     arguments: [
       Argument(
-        name: "FILE", help: "A video file (anything OpenCV's FFmpeg reads: MP4, MOV, AVI, MKV).",
+        name: "FILE",
+        help:
+          "A video file (anything OpenCV's FFmpeg reads: MP4, MOV, AVI, MKV), or live: a camera "
+          + "(/dev/video0, or its index 0) or a stream URL (rtsp://, http://, udp://).",
         optional: true)
     ],
     options: [
@@ -29,8 +35,14 @@ enum VideoCommand {
         "exercise", "NAME",
         "Count this exercise throughout, with no classifier (as 'spotter count' does)."),
       .flag("json", "Print NDJSON events (README, 'Events') instead of a timeline."),
+      RuntimeOptions.predictions,
       ReportCommand.option,
-    ] + RuntimeOptions.options + [
+      .value(
+        "history", "FILE|URL",
+        "Live: the workout history to store the session in (SQLite file or postgresql:// URL).",
+        default: HistoryLocation.standardDescription),
+      .flag("no-history", "Live: do not store the session in the workout history."),
+    ] + ViewOption.options + RuntimeOptions.options + [
       .flag(
         "setup",
         "Set up the pose detector if it is not yet and say where it is; without FILE, only that.")
@@ -45,6 +57,15 @@ enum VideoCommand {
       --exercise nothing is classified, so the classifier's options (--weights, --stride,
       --enter, --dwell, --exit) are refused, as 'spotter count' refuses them. Progress goes to
       standard error on a terminal.
+
+      Live (a camera or a stream): the poses go through the session as they come and events
+      are printed as they happen; when the detector is slower than the camera, the newest frame
+      wins and the others are dropped and counted. The session runs until the stream ends or
+      Ctrl-C, then prints its summary, writes the report (with frames kept during the session)
+      and stores one record in the workout history; standard error gets the frames dropped and
+      the capture-to-event latency (p50, p99). With --json each event decided by a frame has
+      capture_t (that frame's stream time) and latency (seconds from its capture). A source
+      that fails part-way (no frame for 5 s, unplugged) does the same, then fails with why.
       """,
     run: run
   )
@@ -61,7 +82,8 @@ enum VideoCommand {
     let posesOut = arguments.values["poses-out"]
     if let posesOut { try ReportCommand.checkWritable(posesOut, option: "--poses-out") }
     try checkApart(
-      video: video, outputs: [("--poses-out", posesOut), ("--report", reportFile)])
+      video: video.flatMap { LiveInput($0) == nil ? $0 : nil },
+      outputs: [("--poses-out", posesOut), ("--report", reportFile)])
     let goals = try RuntimeOptions.goals(arguments)
     let definition = try arguments.values["exercise"].map {
       try CountCommand.definition(
@@ -80,7 +102,17 @@ enum VideoCommand {
         command: command)
     }
     let runtime = definition == nil ? try RuntimeOptions.runtime(arguments) : nil
-    if let video {
+    let live = video.flatMap(LiveInput.init)
+    if live == nil,
+      let given = liveOptions.first(where: {
+        arguments.values[$0] != nil || arguments.flags.contains($0)
+      })
+    {
+      throw CLIError.usage(
+        "--\(given) is for a live source (a camera or a stream URL), not a file",
+        command: command)
+    }
+    if let video, live == nil {
       var isFolder: ObjCBool = false
       guard FileManager.default.fileExists(atPath: video, isDirectory: &isFolder),
         !isFolder.boolValue
@@ -99,6 +131,11 @@ enum VideoCommand {
       )
     }
     guard let video else { return 0 }
+    if let live {
+      return try runLive(
+        live, arguments, definition: definition, runtime: runtime, goals: goals,
+        reportFile: reportFile, posesOut: posesOut, environment: environment)
+    }
 
     let poses =
       posesOut
@@ -119,7 +156,9 @@ enum VideoCommand {
     let output = TextOutput.standardOutput()
     let addFrames = { (report: SessionReport, recorder: ReportRecorder) in
       try withFrames(
-        report, recorder: recorder, video: video, detected: detected, environment: environment)
+        report, recorder: recorder, name: URL(fileURLWithPath: video).lastPathComponent,
+        width: detected.width, height: detected.height, frameTimes: detected.frameTimes
+      ) { try VideoStillGrabber.grab(video: video, $0, environment: environment) }
     }
     if let definition {
       try CountCommand.countAndPrint(
@@ -170,6 +209,9 @@ enum VideoCommand {
       + "\(detected.framesWithPerson) (\(share)%); BlazePose at "
       + "\(Int(detected.detection.framesPerSecond.rounded())) frames/s."
   }
+
+  /// The options only a live session has: a file's session is not stored, and has no page.
+  static let liveOptions = ["history", "no-history", "view", "view-token-file"]
 
   /// The runtime's options that only the classifier uses: `spotter count` has none of them.
   static let classifierOptions = ["weights", "stride", "enter", "dwell", "exit"]

@@ -10,9 +10,15 @@
 /// detector's helper, which would otherwise read on through the video with nobody to read its
 /// poses.
 ///
-/// The handler may only do what is safe in a signal handler: `kill` each process id and
-/// `unlink` each path from fixed tables made beforehand (process ids, C strings), then `_exit`
-/// with 128 + the signal, as a shell reports a program the signal stopped.
+/// A live session ends gently instead (`stopGently`, `endInputGently`): the first signal only
+/// writes `stop` to the detector's standard input, or ends Spotter's own, and the session ends
+/// as a stream that ended does, with its summary, report and record; a second signal stops
+/// everything as above.
+///
+/// The handler may only do what is safe in a signal handler: `write` to a descriptor, `kill`
+/// each process id and `unlink` each path from fixed tables made beforehand (process ids, C
+/// strings), then `_exit` with 128 + the signal, as a shell reports a program the signal
+/// stopped.
 enum InterruptCleanup {
   private static let capacity = 8
   nonisolated(unsafe) private static var paths = [UnsafeMutablePointer<CChar>?](
@@ -25,6 +31,33 @@ enum InterruptCleanup {
     return table
   }()
   nonisolated(unsafe) private static var installed = false
+  /// Where the first signal writes `stop`, or -1: then it stops the process at once.
+  nonisolated(unsafe) private static var gentleStop: Int32 = -1
+  /// `/dev/null`, open, for the first signal to put in the place of standard input; or -1.
+  nonisolated(unsafe) private static var gentleEnd: Int32 = -1
+
+  /// Makes the first SIGINT or SIGTERM from now until `forgetGentleStop` write a line `stop` to
+  /// `descriptor` (the live detector's standard input) and nothing more.
+  static func stopGently(writingTo descriptor: Int32) {
+    install()
+    gentleStop = descriptor
+  }
+
+  /// Makes the first SIGINT or SIGTERM from now on end standard input instead: `/dev/null`
+  /// takes its place, so the read under way (retried after the signal) finds its end and a
+  /// session on a pipe (`classify --view -`) ends as at the end of its stream. A pipe's
+  /// writer stopped by the same Ctrl-C (`tail -f`) would end it too, once Spotter outlives the
+  /// signal.
+  static func endInputGently() {
+    install()
+    gentleEnd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+  }
+
+  /// Signals stop the process at once again.
+  static func forgetGentleStop() {
+    gentleStop = -1
+    gentleEnd = -1
+  }
 
   /// Removes `path` if the process is stopped by SIGINT or SIGTERM from now until `forget`.
   static func remove(onInterrupt path: String) {
@@ -74,6 +107,19 @@ enum InterruptCleanup {
   }
 
   private static let handle: @convention(c) (Int32) -> Void = { signal in
+    let gentle = InterruptCleanup.gentleStop
+    if gentle >= 0 {
+      InterruptCleanup.gentleStop = -1
+      let line: StaticString = "stop\n"
+      _ = write(gentle, line.utf8Start, line.utf8CodeUnitCount)
+      return
+    }
+    let nothing = InterruptCleanup.gentleEnd
+    if nothing >= 0 {
+      InterruptCleanup.gentleEnd = -1
+      _ = dup2(nothing, 0)
+      return
+    }
     for slot in 0..<InterruptCleanup.capacity where InterruptCleanup.children[slot] > 0 {
       kill(InterruptCleanup.children[slot], SIGTERM)
     }
