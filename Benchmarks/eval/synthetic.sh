@@ -60,7 +60,7 @@ section "Sets built to break the runtime, 30 people each (seed 94000): sets on t
 # from the side; sit-ups and bench presses from the side, which look alike from there; quick
 # jumping jacks, 0.45-0.8 s a rep, done the three ways people do them; squats with arm swings
 # before and after.
-for set in "slow-squats|rest:3, squat:6, rest:4|--realism tempo --seconds-per-rep 6:8 --camera front" \
+for set in "slow-squats|rest:3, squat:6, rest:4|--realism tempo --seconds-per-rep 6:8 --top-pause 0.6:0.75 --camera front" \
   "deep-squats-side|rest:3, squat:6, rest:4|--realism rehab --camera side" \
   "sit-ups-side|rest:3, sit_up:8, rest:4|--camera side" \
   "bench-presses-side|rest:3, bench_press:8, rest:4|--camera side" \

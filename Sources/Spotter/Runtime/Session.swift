@@ -65,15 +65,16 @@ public final class Session {
   }
 
   /// Runs a whole pose source through the session (bad lines reported, the stream going on),
-  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output).
+  /// then finishes it. `afterFrame` runs after each frame's events (to flush a live output);
+  /// `counters`, asked at the end, is what the caller lost on the way (`finish`).
   public func run(
     _ source: any PoseSource, emit: (_ person: Int?, SpotterEvent) -> Void,
-    afterFrame: () throws -> Void = {}
+    afterFrame: () throws -> Void = {}, counters: () -> StreamCounters = { StreamCounters() }
   ) throws {
     try source.readAll(
       frame: { push($0, emit: emit) }, skipped: { reportBadLine($0, emit: emit) },
       afterFrame: afterFrame)
-    finish(emit: emit)
+    finish(emit: emit, counters: counters())
   }
 
   /// Ends the stream: the exercise under way ends and each person's summary follows, with the

@@ -27,9 +27,6 @@ struct EventTaps {
     _ source: any PoseSource, through session: Session,
     emit: (_ person: Int?, SpotterEvent) -> Void, afterFrame: () throws -> Void
   ) throws {
-    try source.readAll(
-      frame: { session.push($0, emit: emit) }, skipped: { session.reportBadLine($0, emit: emit) },
-      afterFrame: afterFrame)
-    session.finish(emit: emit, counters: counters())
+    try session.run(source, emit: emit, afterFrame: afterFrame, counters: counters)
   }
 }
