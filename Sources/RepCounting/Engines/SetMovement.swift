@@ -19,20 +19,26 @@ public struct SetMovement: Equatable, Sendable {
   /// A rep is under way: the signal has left its top, for no longer than the person's reps
   /// take.
   public var repUnderWay: Bool
+  /// Two reps or a rhythm give the set a pace: only then does the movement keep a set, or say
+  /// that it has stopped.
+  public var paced: Bool
 
   public init(
-    goesOn: Bool, lastRep: Double, repDuration: Double?, period: Double?, repUnderWay: Bool
+    goesOn: Bool, lastRep: Double, repDuration: Double?, period: Double?, repUnderWay: Bool,
+    paced: Bool
   ) {
     self.goesOn = goesOn
     self.lastRep = lastRep
     self.repDuration = repDuration
     self.period = period
     self.repUnderWay = repUnderWay
+    self.paced = paced
   }
 
   /// Nothing moving, no rep known.
   public static let still = SetMovement(
-    goesOn: false, lastRep: -.infinity, repDuration: nil, period: nil, repUnderWay: false)
+    goesOn: false, lastRep: -.infinity, repDuration: nil, period: nil, repUnderWay: false,
+    paced: false)
 }
 
 /// The pace of an engine's reps: when the last ones ended and how long each took, from which it
@@ -85,24 +91,24 @@ struct RepPace {
     }
   }
 
-  /// The movement at `t`: it goes on while `rhythmPeriod` is held, within two periods of the
-  /// last rep (the reps' own pace, else the rhythm's, else twice a rep's duration: a set's
-  /// second rep comes after the first one's time and a pause), or while a rep is under way
-  /// since `underWaySince` for no longer than one and a half of the person's reps (`longest`
-  /// before any).
-  func movement(at t: Double, rhythmPeriod: Double?, underWaySince: Double?, longest: Double)
-    -> SetMovement
-  {
+  /// The movement at `t`: it goes on while `rhythmPeriod` is held, and, once two reps (or the
+  /// rhythm) give a pace, within two periods of the last rep, or while a rep is under way since
+  /// `underWaySince` for no longer than one and a half of the person's reps.
+  func movement(at t: Double, rhythmPeriod: Double?, underWaySince: Double?) -> SetMovement {
     let duration = typicalDuration(at: t)
-    let period = duration.map { max(typicalPeriod(at: t) ?? rhythmPeriod ?? 2 * $0, $0) }
-    let underWay = underWaySince.map { t - $0 <= (duration.map { max(1.5 * $0, 1) } ?? longest) }
-    var goesOn = rhythmPeriod != nil || underWay == true
-    if !goesOn, let period {
-      goesOn = t - lastRep <= min(2 * period, 2 * longestPeriod)
+    let pace = typicalPeriod(at: t) ?? rhythmPeriod
+    let period = duration.map { max(pace ?? 2 * $0, $0) }
+    // One rep is no pace: it takes two (or a rhythm) for a set to be kept between its reps or
+    // through one under way.
+    var goesOn = rhythmPeriod != nil
+    var underWay = false
+    if let pace, let duration {
+      underWay = underWaySince.map { t - $0 <= max(1.5 * duration, 1) } ?? false
+      goesOn = goesOn || underWay || t - lastRep <= min(2 * max(pace, duration), 2 * longestPeriod)
     }
     return SetMovement(
       goesOn: goesOn, lastRep: lastRep, repDuration: duration, period: period,
-      repUnderWay: underWay == true)
+      repUnderWay: underWay, paced: pace != nil && duration != nil)
   }
 }
 

@@ -320,7 +320,7 @@ final class SignalEngine: RepEngine {
     let reading = lastTime.map { t - $0 <= 0.5 } ?? false
     return pace.movement(
       at: t, rhythmPeriod: reading ? rhythm.current?.period : nil,
-      underWaySince: atBottom ? peakTime : nil, longest: maxRepSeconds)
+      underWaySince: atBottom ? peakTime : nil)
   }
 
   // MARK: frames

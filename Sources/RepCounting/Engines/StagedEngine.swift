@@ -132,8 +132,7 @@ final class StagedEngine: RepEngine {
   /// (past the first stage) for no longer than the person's reps take.
   func movement(at t: Double) -> SetMovement {
     let underWay = (current ?? 0) > 0 ? leftFirstStage : nil
-    return pace.movement(
-      at: t, rhythmPeriod: nil, underWaySince: underWay, longest: Self.longestPeriod)
+    return pace.movement(at: t, rhythmPeriod: nil, underWaySince: underWay)
   }
 
   /// Each confident joint eased towards its new position; an unsure one keeps its confidence

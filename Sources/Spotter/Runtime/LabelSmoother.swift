@@ -6,14 +6,15 @@ import RepCounting
 /// goes on, whatever a glance suggests, and change their mind only when the movement changes.
 ///
 /// - The classifier's doubts (`exitPredictions` in a row of anything else) end the set only
-///   once its movement has stopped.
+///   once its movement has stopped, or when nobody is in view for as long (a movement nobody
+///   sees does not go on).
 /// - Another exercise takes over after `switchDwell` confident predictions in a row in which
-///   the engine under way counted no rep and had none under way, or when the other exercise's own engine sees more of
-///   its movement in the recent frames than the engine under way did (the caller's
+///   the engine under way counted no rep and had none under way, or in which the other
+///   exercise's own engine sees its movement in the recent frames (the caller's
 ///   `secondOpinion`: a curl's engine counts the curls a push-up's takes for a rep or two).
 /// - A set whose movement has stopped ends though its label stays (`exitPredictions` in a row
-///   with nothing moving, once it has a rep); its label is then held until the classifier sees
-///   something else.
+///   with nothing moving, once its reps have a pace); its label is then held until the
+///   classifier sees something else, or its engine counts again.
 struct LabelSmoother {
   let options: SessionOptions
   let otherLabel: Int?
@@ -24,6 +25,8 @@ struct LabelSmoother {
   private var candidateSince = 0.0
   private var exitStreak = 0
   private var exitSince = 0.0
+  /// Predictions in a row with too little of a person in view to classify.
+  private var absentStreak = 0
   /// Where the classifier first doubted the set for `exitPredictions` in a row while its
   /// movement kept it, if no rep came since: where the set ends, whatever ends it later.
   private var heldDoubtSince: Double?
@@ -58,8 +61,8 @@ struct LabelSmoother {
 
   /// Takes one prediction (nil: too little of a person to classify) at time `t`, with what the
   /// engine of the set under way sees of its movement then. `secondOpinion(label)`: whether
-  /// `label`'s engine sees more of its movement in the recent frames than the engine under way
-  /// (asked only when a switch to it waits on the engine under way).
+  /// `label`'s engine sees its movement in the recent frames (asked only when a switch to it
+  /// waits on the engine under way).
   mutating func observe(
     label: Int?, confidence: Float, t: Double, movement: SetMovement = .still,
     secondOpinion: (Int) -> Bool = { _ in false }
@@ -92,7 +95,8 @@ struct LabelSmoother {
         if exitStreak == 0 { exitSince = t }
         exitStreak += 1
       }
-      if movement.goesOn || movement.lastRep == -.infinity {
+      absentStreak = label == nil ? absentStreak + 1 : 0
+      if movement.goesOn || !movement.paced {
         stillStreak = 0
       } else {
         if stillStreak == 0 { stillSince = t }
@@ -110,9 +114,11 @@ struct LabelSmoother {
       }
       if let since = heldDoubtSince, movement.lastRep > since { heldDoubtSince = nil }
       if exitStreak >= options.exitPredictions && movement.goesOn && heldDoubtSince == nil {
-        heldDoubtSince = exitSince
+        heldDoubtSince = max(exitSince, movement.lastRep)
       }
-      let doubted = exitStreak >= options.exitPredictions && !movement.goesOn
+      let doubted =
+        exitStreak >= options.exitPredictions
+        && (!movement.goesOn || absentStreak >= options.exitPredictions)
       let switched =
         quietStreak >= options.switchDwell
         || (confident && label != active && streak >= options.switchDwell
@@ -166,6 +172,10 @@ struct LabelSmoother {
     streak = 0
     exitStreak = 0
   }
+
+  /// Whether the classifier doubts the set under way (`exitPredictions` of something else) while
+  /// its movement keeps it.
+  var doubtsSetUnderWay: Bool { active != nil && heldDoubtSince != nil }
 
   /// Since when the classifier has doubted the exercise under way (nil while it agrees).
   var doubtedSince: Double? {

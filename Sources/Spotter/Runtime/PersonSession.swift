@@ -148,7 +148,7 @@ final class PersonSession {
   /// The recogniser's decision, handed to the sets: the end first (a switch), then the start,
   /// whose backfill may reach a goal and hold the exercise.
   private func apply(_ decision: Recogniser.Decision, emit: (SpotterEvent) -> Void) {
-    sets.watchOnly(recogniser!.heldLabel)
+    sets.hear(doubts: recogniser!.doubtsSetUnderWay, held: recogniser!.heldLabel, emit: emit)
     if let at = decision.ended { sets.classifierEnded(at: at, watch: decision.endedStill, emit: emit) }
     if let started = decision.started,
       sets.start(started.label, at: started.at, confidence: started.confidence, emit: emit)

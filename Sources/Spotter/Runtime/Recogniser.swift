@@ -134,7 +134,7 @@ struct Recogniser {
   ) -> Decision {
     let changes = smoother.observe(
       label: label, confidence: confidence, t: t, movement: sets.movement(at: t),
-      secondOpinion: { label in sets.repsSeen(by: labels[label]) > sets.repsInKeptTicks })
+      secondOpinion: { label in sets.repsSeen(by: labels[label]) > 0 })
     if label == nil { runnersUp.removeAll() }
     guard var started = changes.started else {
       return Decision(ended: changes.ended?.at, endedStill: changes.endedStill, started: nil)
@@ -170,6 +170,9 @@ struct Recogniser {
   /// the classifier has seen something else.
   mutating func endAndHold() { smoother.endAndHold() }
 
+  /// Whether the classifier doubts the set under way while its movement keeps it.
+  var doubtsSetUnderWay: Bool { smoother.doubtsSetUnderWay }
+
   /// The label that may not start again until the classifier sees something else, if any.
   var heldLabel: String? { smoother.held.map { labels[$0] } }
 
@@ -186,6 +189,4 @@ protocol SetView {
   func movement(at t: Double) -> SetMovement
   /// The reps `label`'s engine counts in the kept frames.
   mutating func repsSeen(by label: String) -> Int
-  /// The reps of the set under way that ended within the kept frames.
-  var repsInKeptTicks: Int { get }
 }

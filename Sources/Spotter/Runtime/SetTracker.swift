@@ -50,6 +50,9 @@ struct SetTracker: SetView {
   private var provisional: [RepEvent] = []
   /// The engine under way counted a rep like the set's while its end waited.
   private var resumedNow = false
+  /// While the classifier doubts the set under way though its movement keeps it: the set's
+  /// typical rep duration when the doubt began (infinity before any rep: nothing is like it).
+  private var doubtedRepDuration: Double?
   /// Reps told for the set under way: its reps are numbered by the set, so a rep that came
   /// while its end waited and was forgotten leaves no gap.
   private var setReps = 0
@@ -61,8 +64,6 @@ struct SetTracker: SetView {
   /// How long the classifier takes to recognise a restart after it began: half its window,
   /// then `dwell` predictions.
   private let recognitionLag: Double
-  /// When the set under way's recent reps ended, for the second opinion (`repsSeen(by:)`).
-  private var recentRepEnds = FixedRing<Double>(capacity: 32, repeating: 0)
   /// What backfill counted, held until the start is reported.
   private var backfill: [RepEvent] = []
   /// Someone else has taken the stream over since the engines learned from the person they
@@ -131,7 +132,7 @@ struct SetTracker: SetView {
 
   /// A stopped set is watched only while the classifier keeps its label (`held`): once it
   /// sees something else, the exercise starts as any other.
-  mutating func watchOnly(_ held: String?) {
+  private mutating func watchOnly(_ held: String?) {
     if let watched, watched.label != held { self.watched = nil }
   }
 
@@ -168,14 +169,6 @@ struct SetTracker: SetView {
       trial.process(pose, t: time) { _ in }
     }
     return trial.count
-  }
-
-  /// The reps of the set under way that ended within the kept ticks: what its engine saw there.
-  var repsInKeptTicks: Int {
-    guard let oldest = history.first?.t else { return 0 }
-    var count = 0
-    for end in recentRepEnds where end >= oldest { count += 1 }
-    return count
   }
 
   /// What a tick changed beyond its events.
@@ -230,24 +223,48 @@ struct SetTracker: SetView {
     return .nothing
   }
 
-  /// An event of the engine under way: told at once; or, while the set's end waits, held until
-  /// a rep like the set's (within half to twice its reps' duration) shows that the set goes
-  /// on, and then told, but for reps unlike the set's (an arm lowered after jumping jacks).
+  /// An event of the engine under way: told at once; or, while the classifier doubts the set
+  /// or its end waits, held until a rep like the set's (within half to twice its reps'
+  /// duration) shows that the set goes on, and then told, but for reps unlike the set's (an
+  /// arm lowered after jumping jacks, a bench press's arms taken for a squat's hips).
   private mutating func engineEvent(
     _ event: RepEvent, of label: String, emit: (SpotterEvent) -> Void
   ) {
-    guard let pending = pendingEnd else {
+    guard let typical = doubtedRepDuration ?? pendingEnd?.repDuration else {
       return repEvent(for: label, event, backfilled: false, emit: emit)
     }
     provisional.append(event)
-    guard case .rep(let rep) = event, Self.isLike(rep, pending.repDuration) else { return }
-    pendingEnd = nil
-    resumedNow = true
+    guard case .rep(let rep) = event, Self.isLike(rep, typical) else { return }
+    if pendingEnd != nil {
+      pendingEnd = nil
+      resumedNow = true
+    }
+    tellProvisional(of: label, keepingRepsLike: typical, emit: emit)
+  }
+
+  /// Tells the held events, but for reps unlike those of `typical` duration (all with nil).
+  private mutating func tellProvisional(
+    of label: String, keepingRepsLike typical: Double?, emit: (SpotterEvent) -> Void
+  ) {
     for held in provisional {
-      if case .rep(let earlier) = held, !Self.isLike(earlier, pending.repDuration) { continue }
+      if case .rep(let earlier) = held, !Self.isLike(earlier, typical) { continue }
       repEvent(for: label, held, backfilled: false, emit: emit)
     }
     provisional.removeAll(keepingCapacity: true)
+  }
+
+  /// What the classifier says after a prediction: whether it doubts the set under way while
+  /// its movement keeps it (then the engine's reps must be like the set's to be told), and
+  /// which label it holds (`watchOnly`). When it agrees again, what was held is told.
+  mutating func hear(doubts: Bool, held: String?, emit: (SpotterEvent) -> Void) {
+    watchOnly(held)
+    guard let label = activeLabel, let counter else { return }
+    if doubts && doubtedRepDuration == nil {
+      doubtedRepDuration = counter.engine.movement(at: lastTime).repDuration ?? .infinity
+    } else if !doubts && doubtedRepDuration != nil {
+      doubtedRepDuration = nil
+      if pendingEnd == nil { tellProvisional(of: label, keepingRepsLike: nil, emit: emit) }
+    }
   }
 
   /// Whether a rep is like a set's whose reps take `duration`.
@@ -293,7 +310,6 @@ struct SetTracker: SetView {
     // but not ticks an engine has already seen (after a switch back, the reps of the earlier
     // stretch were counted there), nor those of the set before (up to its end).
     backfill.removeAll(keepingCapacity: true)
-    recentRepEnds.removeAll()
     setReps = 0
     lastRepEnd = -.infinity
     let reach = since ?? (t - 2 * halfWindow)
@@ -390,6 +406,8 @@ struct SetTracker: SetView {
   /// half a window before; but not before the last rep was done.
   mutating func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
     pendingEnd = nil
+    doubtedRepDuration = nil
+    provisional.removeAll(keepingCapacity: true)
     guard let label = activeLabel else { return }
     if let counted = activeCountedUntil { countedUntil[label] = counted }
     activeCountedUntil = nil
@@ -413,7 +431,6 @@ struct SetTracker: SetView {
       rep.count = setReps
       event = .rep(rep)
       lastRepEnd = max(lastRepEnd, rep.end)
-      recentRepEnds.append(rep.end)
       totals.rep(of: label, angles: rep.angles)
     }
     SpotterEvent.events(of: event, exercise: label, backfilled: backfilled, emit: emit)
