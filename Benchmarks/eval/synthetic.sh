@@ -83,6 +83,37 @@ for view in front side oblique back floor elevated any; do
   "$SPOTTER" eval --annotations "$DATA/random92000-$view/annotations.json" --workouts | head -8
 done
 
+section "The whole runtime at 15 frames a second: 10 random workouts from the front (seed 92000)"
+"$SPOTTER" eval --annotations "$DATA/random92000-front/annotations.json" --workouts \
+  --frame-rate 15 | head -8
+
+section "Two people side by side, walking in past each other (squats and jumping jacks, front, light noise, seeds 31-40): each exercise one person's, counted whole"
+mkdir -p "$DATA/people31"
+whole=0
+for seed in $(seq 31 40); do
+  file="$DATA/people31/group-$(printf %06d "$seed").jsonl"
+  [ -f "$file" ] || "$SPOTTER" synth --output "$DATA/people31" --workout "squat:8, rest:3" \
+    --workout "jumping_jack:12, rest:3" --camera front --noise light --seed "$seed" >/dev/null
+  line=$("$SPOTTER" classify --people 2 --json "$file" | python3 -c '
+import json, sys
+counts = {}
+for line in sys.stdin:
+    event = json.loads(line)
+    if event.get("type") == "summary":
+        counts[event["person"]] = {name: total["reps"] for name, total in event["exercises"].items()
+                                   if total["reps"] > 0}
+squats = [c["squat"] for c in counts.values() if "squat" in c]
+jacks = [c["jumping_jack"] for c in counts.values() if "jumping_jack" in c]
+both = any("squat" in c and "jumping_jack" in c for c in counts.values())
+whole = squats == [8] and jacks == [12] and not both
+print("%s %s" % ("whole" if whole else "wrong", " | ".join(
+    "person %d: %s" % (person, ", ".join("%s %d" % item for item in sorted(c.items())) or "nothing")
+    for person, c in sorted(counts.items()))))')
+  printf 'seed %-3s %s\n' "$seed" "${line#* }"
+  [ "${line%% *}" = whole ] && whole=$((whole + 1))
+done
+echo "$whole of 10 with each exercise one person's, counted whole (8 squats, 12 jumping jacks)"
+
 section "Rests and walks from the front count nothing (20 people, seed 5003): stray exercises"
 synth rests5003 --workout "rest:6, walking:8, rest:5" --camera front --count 20 --seed 5003
 "$SPOTTER" eval --annotations "$DATA/rests5003/annotations.json" --workouts | grep "where none"

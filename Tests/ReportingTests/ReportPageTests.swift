@@ -99,8 +99,8 @@ import Testing
     #expect(page.contains("Worst rep"))
   }
 
-  /// A random everyday workout through the classifier: sets it recognised, reps backfilled when
-  /// it did, movements refused for several reasons.
+  /// A random everyday workout through a session, its classifier scripted right: its sets,
+  /// reps backfilled as each was recognised, movements refused for several reasons.
   @Test func sessionPageMarksEveryRepAndRefusalAndTheBackfill() throws {
     // The first of a few seeds whose workout shows both (most do).
     var events: [SpotterEvent] = []

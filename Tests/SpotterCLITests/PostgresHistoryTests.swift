@@ -89,6 +89,8 @@ import Testing
     try HistoryCommandTests.thirtyTwoWritersAtOnce(into: try Self.server.get().database())
   }
 
+  /// The demo's session in PostgreSQL, read back whole: its sets, each with its reps, add up to
+  /// its totals, which are those the demo printed (whatever the model made of the workout).
   @Test func aDemoStoresItsSetsAndRepsAndHistoryReadsThemBack() throws {
     let history = try Self.server.get().database()
     let demo = try SpotterProcess.run([
@@ -104,14 +106,31 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(session.stdout.utf8)) as? [String: Any])
     #expect(object["source"] as? String == "spotter demo (seed 5)")
     let sets = try #require(object["sets"] as? [[String: Any]])
-    #expect(sets.count >= 3)
-    #expect(sets.allSatisfy { ($0["reps"] as? [Any])?.isEmpty == false })
-    let totals = try SpotterProcess.run([
+    var fromSets: [String: Int] = [:]
+    for set in sets {
+      let reps = try #require(set["reps"] as? [[String: Any]])
+      #expect(reps.allSatisfy { $0["t"] is Double && $0["range_of_motion"] is Double })
+      fromSets[set["exercise"] as? String ?? "?", default: 0] += reps.count
+    }
+    let totals = try #require(object["exercises"] as? [String: [String: Any]])
+    let stored = totals.mapValues { $0["reps"] as? Int ?? -1 }
+    #expect(stored.filter { $0.value > 0 } == fromSets.filter { $0.value > 0 }, "\(object)")
+    // The demo's table: a line per exercise, its truth and its count.
+    var printed: [String: Int] = [:]
+    for line in demo.stdout.split(separator: "\n").drop(while: { !$0.hasPrefix("exercise ") })
+      .dropFirst()
+    {
+      let fields = line.split(separator: " ")
+      guard !line.hasSuffix("counted exactly."), fields.count >= 3, let counted = Int(fields[2])
+      else { break }
+      printed[String(fields[0]), default: 0] = counted
+    }
+    #expect(!printed.isEmpty, "\(demo.stdout)")
+    #expect(stored.filter { $0.value > 0 } == printed.filter { $0.value > 0 }, "\(demo.stdout)")
+    let days = try SpotterProcess.run([
       "history", "--history", history, "--totals", "day", "--csv",
     ])
-    #expect(
-      totals.stdout.split(separator: "\n").count == 1
-        + (object["exercises"] as! [String: Any]).count)
+    #expect(days.stdout.split(separator: "\n").count == 1 + totals.count)
   }
 
   /// A session that ends while the database is away is spooled on the daemon's disk; the
@@ -123,7 +142,9 @@ import Testing
     let state = Fixtures.temporaryFolder("spotter-spool")
     let first = try DaemonTests.Server(history: history, stateFolder: state)
     try postgres.takeAway(history)
-    let file = try DaemonTests.recording("squat", reps: 5, seed: 17)
+    // Squats chosen in the header: the count is the rep engine's.
+    let file = DaemonTests.choosing(
+      "squat", in: try DaemonTests.recording("squat", reps: 5, seed: 17))
     let client = try DaemonTests.Client(socket: first.socket)
     client.stream(file, speed: 20)
     let summary = DaemonTests.summary(client.finish())

@@ -48,7 +48,9 @@ import Testing
   func aSessionWhoseDaemonIsKilledGoesOnOnAnotherWithTheSameTotals(killedAt share: Double) throws {
     let file = try Self.workout(seed: 41)
     let expected = try Self.uninterrupted(file)
-    #expect(expected.values.reduce(0, +) >= 15, "\(expected)")
+    // Whatever the model counts of the three sets, so long as it counts: else the totals
+    // compared below would say nothing.
+    #expect(expected.values.reduce(0, +) > 0, "\(expected)")
 
     let history = Fixtures.temporaryFolder("spotter-resume") + "/history.sqlite"
     let first = try Server(history: history)
@@ -87,8 +89,13 @@ import Testing
     #expect(second.stop() == 0)
   }
 
+  /// A session is resumed once; a second resume of it, or one of a session nobody knows, is a
+  /// new session counted whole (squats chosen in the header: as `spotter count` counts them).
   @Test func aSessionIsResumedOnceAndAnUnknownOneNotAtAll() throws {
-    let file = try DaemonTests.recording("squat", reps: 6, seed: 43)
+    let recorded = try DaemonTests.recording("squat", reps: 6, seed: 43)
+    let whole = DaemonTests.summary(
+      try DaemonTests.counted(recorded, exercise: "squat").suffix(1).compactMap(DaemonTests.object))
+    let file = DaemonTests.choosing("squat", in: recorded)
     let server = try Server()
     let lines = DaemonTests.lines(of: file)
     // A session under way, with a checkpoint: its client disappears without a word.
@@ -118,7 +125,8 @@ import Testing
       #expect(
         errors.count == 1 && (errors.first?["message"] as? String)?.contains(reason) == true,
         "\(errors)")
-      #expect(DaemonTests.summary(events)["squat"] ?? 0 >= 5, "counted as a new session")
+      #expect(
+        DaemonTests.summary(events) == whole && whole["squat"] ?? 0 > 0, "counted as a new session")
     }
     shutdown(first.fd, Int32(SHUT_RDWR))
     close(first.fd)
@@ -128,7 +136,9 @@ import Testing
 
   /// A client that reads nothing until it has sent everything loses events beyond the
   /// server's output limit, predictions first, but not its sets and reps, nor the end of its
-  /// session: the summary says what it lost.
+  /// session: the summary says what it lost. What it keeps is what `spotter classify` prints of
+  /// the workout's story (sets, reps, goals, errors), line for line, whatever the model makes of
+  /// the squats.
   @Test func aSlowReaderStillGetsTheEndOfItsSession() throws {
     let port = try TokenTests.freePort()
     let server = try Server(extra: ["--port", "\(port)", "--max-output", "16384", "--predictions"])
@@ -148,19 +158,22 @@ import Testing
       received += buffer[0..<count]
     }
     close(fd)
-    let events = String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap {
-      DaemonTests.object(String($0))
-    }
+    let lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+    let events = lines.compactMap(DaemonTests.object)
     let summary = try #require(events.last)
     #expect(summary["type"] as? String == "summary")
     let dropped = try #require(summary["dropped_events"] as? Int)
     #expect(dropped > 0, "the client read too fast for this test to mean anything")
     // What was dropped is of the moment: the workout's own events all came.
-    let kinds = events.compactMap { $0["type"] as? String }
+    let story = ["exercise_started", "rep", "exercise_ended", "goal_reached", "error"]
+    func told(_ lines: [String]) -> [String] {
+      lines.filter { story.contains(DaemonTests.object($0)?["type"] as? String ?? "") }
+    }
+    let classified = try DaemonTests.classified(file)
+    #expect(told(lines) == told(classified))
     #expect(
-      kinds.filter { $0 == "rep" }.count == DaemonTests.summary(events).values.reduce(0, +))
-    #expect(kinds.contains("exercise_started") && kinds.contains("exercise_ended"))
-    #expect(DaemonTests.summary(events)["squat"] ?? 0 >= 18)
+      DaemonTests.summary(events)
+        == DaemonTests.summary(classified.suffix(1).compactMap(DaemonTests.object)))
     #expect(server.stop() == 0)
     #expect(server.records.first?["summary_delivered"] as? Bool == true)
   }

@@ -103,7 +103,8 @@ import Testing
   }
 
   /// `--speak` through the sound device, with espeak-ng stood in for: the words reach it one
-  /// utterance at a time, and the set's total, which never goes stale, is said at the end.
+  /// utterance at a time, and the last set's total as its `exercise_ended` event tells it,
+  /// which never goes stale, is said at the end.
   @Test func speakSaysTheCountsThroughESpeakNG() throws {
     let poses = try Self.squats(3)
     let espeak = try Self.fakeESpeakNG()
@@ -114,7 +115,14 @@ import Testing
     let log = try String(contentsOfFile: espeak.log, encoding: .utf8)
     #expect(log.hasPrefix("\n"))  // the sound-device check says nothing
     let said = log.split(separator: "\n").map(String.init)
-    #expect(said.last == "squat: 3 reps")
+    let ended = try #require(
+      result.stdout.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }.last { $0["type"] as? String == "exercise_ended" && $0["exercise"] as? String != "other" },
+      "no set: \(result.stdout)")
+    let reps = ended["reps"] as? Int ?? -1
+    let name = (ended["exercise"] as? String ?? "?").replacingOccurrences(of: "_", with: " ")
+    #expect(said.last == "\(name): \(reps) \(reps == 1 ? "rep" : "reps")", "\(said)")
   }
 
   /// On a machine without a sound device espeak-ng complains and exits 0: `--speak` stops

@@ -3,6 +3,7 @@ import Foundation
 import MotionSynth
 import Poses
 import RepCounting
+import TestSupport
 import Testing
 
 @testable import Spotter
@@ -83,14 +84,6 @@ import Testing
     return Recorder.record(WorkoutPlan(items: items), options: options, seed: seed)
   }
 
-  /// The label of the segment a window ending at `t` mostly shows (the one at `t` − 1 s, half a
-  /// window back), as a classifier that is always right would say.
-  static func truth(_ recording: Recording, at t: Double) -> String {
-    let middle = t - 1
-    return recording.segments.first { $0.start <= middle && middle < $0.end }?.label
-      ?? Labels.other
-  }
-
   /// Squats at a steady pace, the classifier sure of them but for 3 s in the middle of the set,
   /// when it says something else with as much confidence (`other`, or a bench press, which
   /// looks like it from no camera): the squats' engine goes on seeing reps, so the set goes on,
@@ -159,7 +152,7 @@ import Testing
     let start = recording.segments.first { $0.label == motion.label }!.start
     let rival = leaning == motion.label ? "bench_press" : motion.label
     let events = Self.run(recording) { t in
-      Self.truth(recording, at: t) == Labels.other || t < start + 3
+      ScriptedClassifier.truth(recording, at: t) == Labels.other || t < start + 3
         ? [Labels.other: 0.9] : [leaning: 0.62, rival: 0.33]
     }
     let sets = Self.sets(events).sets
@@ -179,7 +172,7 @@ import Testing
         .exercise(.squat, reps: 4, partialReps: 0), .rest(seconds: 2),
       ], camera: .front, seed: 34)
     let events = Self.run(recording) { t in
-      [Self.truth(recording, at: t) == "squat" ? "squat" : Labels.other: 0.95]
+      [ScriptedClassifier.truth(recording, at: t) == "squat" ? "squat" : Labels.other: 0.95]
     }
     let (sets, numbers) = Self.sets(events)
     #expect(sets.map(\.exercise) == ["squat"], "\(sets)")

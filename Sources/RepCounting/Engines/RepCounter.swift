@@ -7,9 +7,10 @@ import Poses
 /// No exercise carries the whole body across the room, so while the hip centre travels
 /// sideways in the picture faster than `travelLimit` body sizes a second for a fifth of a
 /// second or more, or when nobody has been seen for a second, the engine waits and then starts
-/// afresh: a walk into position counts nothing. Travel is measured over half a second, so a
-/// hip flickering in and out of view is not a step; sideways only, because squats, push-ups
-/// and jumps move the hips up and down, quickly. Getting down to the floor (and, for a
+/// afresh: a walk into position counts nothing. Where a walk ends, the body's size is measured
+/// afresh too: the person may stop nearer the camera or further from it. Travel is measured
+/// over half a second, so a hip flickering in and out of view is not a step; sideways only,
+/// because squats, push-ups and jumps move the hips up and down, quickly. Getting down to the floor (and, for a
 /// definition that anchors the feet, walking towards the camera) is left to the anchors.
 ///
 /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
@@ -65,7 +66,7 @@ public final class RepCounter {
   /// Takes one frame (resampled to a steady rate; `.nobody` where nobody was seen).
   public func process(_ pose: Pose, t: Double, emit: (RepEvent) -> Void) {
     guard pose.hasPerson else { return }
-    let bodySize = size.update(with: pose)
+    var bodySize = size.update(with: pose)
     if let lastSeen, t - lastSeen > 1 {
       // Nobody for a second: whatever was under way is over.
       engine.interrupt(at: t, because: .gap, emit: emit)
@@ -91,7 +92,14 @@ public final class RepCounter {
       interrupted = true
       return
     }
-    interrupted = false
+    if interrupted {
+      // The walk is over: the size learned along it (the median of the last two seconds) is
+      // not this person's where they stop, and a size catching up under someone standing
+      // still moves every signal as a rep would.
+      size.reset()
+      bodySize = size.update(with: pose)
+      interrupted = false
+    }
     if let cue = visibility.check(pose, t: t) {
       engine.interrupt(at: t, because: .outOfSight, emit: emit)
       emit(.cue(message: cue, t: t))

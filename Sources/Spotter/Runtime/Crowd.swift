@@ -17,6 +17,13 @@ final class Crowd {
   @exclusivity(unchecked) private var frame = PeopleFrame()
   /// Makes the session of a person first seen.
   private let makePerson: () -> PersonSession
+  /// Tests: each person's probabilities come from this script (`Session.scriptPredictions`).
+  var script: ((_ t: Double, _ probabilities: inout [Float]) -> Void)? {
+    didSet {
+      guard let script else { return }
+      for entry in sessions { entry.session.scriptPredictions(script) }
+    }
+  }
 
   init(people: Int, leaveSeconds: Double, makePerson: @escaping () -> PersonSession) {
     tracker = PeopleTracker(capacity: people, leaveSeconds: leaveSeconds)
@@ -64,7 +71,9 @@ final class Crowd {
 
   private func sessionIndex(for id: Int) -> Int {
     if let index = sessions.firstIndex(where: { $0.id == id }) { return index }
-    sessions.append((id, makePerson()))
+    let session = makePerson()
+    if let script { session.scriptPredictions(script) }
+    sessions.append((id, session))
     return sessions.count - 1
   }
 

@@ -149,7 +149,9 @@ final class PersonSession {
   /// whose backfill may reach a goal and hold the exercise.
   private func apply(_ decision: Recogniser.Decision, emit: (SpotterEvent) -> Void) {
     sets.hear(doubts: recogniser!.doubtsSetUnderWay, held: recogniser!.heldLabel, emit: emit)
-    if let at = decision.ended { sets.classifierEnded(at: at, watch: decision.endedStill, emit: emit) }
+    if let at = decision.ended {
+      sets.classifierEnded(at: at, watch: decision.endedStill, emit: emit)
+    }
     if let started = decision.started,
       sets.start(started.label, at: started.at, confidence: started.confidence, emit: emit)
     {

@@ -29,7 +29,7 @@ struct Recogniser {
   private let lookAlikes: [[Int]]
   /// The runner-up of each of the last `dwell` predictions, and its probability.
   private var runnersUp: FixedRing<(label: Int, probability: Float)>
-  /// Tests: probabilities written in place of the network's, at each prediction's time.
+  /// Tests: probabilities written over the network's, at each prediction's time.
   var script: ((_ t: Double, _ probabilities: inout [Float]) -> Void)?
 
   /// A runner-up with this much of the probability means the classifier hesitated.
@@ -107,11 +107,8 @@ struct Recogniser {
   private mutating func classify(
     at t: Double, sets: inout some SetView, emit: (SpotterEvent) -> Void
   ) -> Decision {
-    if let script {
-      script(t, &probabilities)
-    } else {
-      probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
-    }
+    probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+    script?(t, &probabilities)
     let best = probabilities.indexOfLargest!
     let confidence = probabilities[best]
     var runnerUp = best == 0 ? 1 : 0

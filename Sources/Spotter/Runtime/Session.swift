@@ -166,12 +166,14 @@ public final class Session {
     set { person.onSignalSample = newValue }
   }
 
-  /// Tests of the runtime's rules: the classifier's probabilities at each prediction come from
-  /// `script` (given the prediction's time) instead of the network, so a test says what the
-  /// classifier sees and checks what the sets make of it, whatever the shipped model.
+  /// Tests of the runtime's rules: the classifier's probabilities at each prediction are what
+  /// `script` (given the prediction's time) writes over the network's, so a test says what the
+  /// classifier sees and checks what the sets make of it, whatever the model. The network still
+  /// runs, so a scripted session does a real one's work. A session of several people gives
+  /// everyone the same script.
   func scriptPredictions(_ script: @escaping (_ t: Double, _ probabilities: inout [Float]) -> Void)
   {
-    person.scriptPredictions(script)
+    if let one { one.scriptPredictions(script) } else { crowd!.script = script }
   }
 
   /// The exercise under way, if any.
