@@ -129,7 +129,9 @@ let package = Package(
       dependencies: ["ActionModel", "Poses", "Randomness", "TrainingData", "TestSupport"]),
     .testTarget(
       name: "EvaluationTests",
-      dependencies: ["ActionModel", "Evaluation", "Poses", "RepCounting", "Spotter", "TestSupport"]),
+      dependencies: [
+        "ActionModel", "Evaluation", "Poses", "Randomness", "RepCounting", "Spotter", "TestSupport",
+      ]),
     .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
     .testTarget(
       name: "SpeechTests", dependencies: ["Randomness", "Speech", "TestSupport"]),

@@ -45,6 +45,30 @@ import Testing
     return resealed(result)
   }
 
+  /// A calibrated file divides the logits by its temperature before the softmax: the window
+  /// pass and the stream both give p^(1/T), normalised, of the same file without one; files
+  /// before calibration (no key) load at 1; a temperature out of range is refused by name.
+  @Test func aTemperatureSoftensEveryPathAndOldFilesHaveNone() throws {
+    var metadata = Self.classifier.metadata
+    #expect(metadata.temperature == nil)
+    metadata.temperature = 2.5
+    let calibrated = Classifier(metadata: metadata, parameters: Self.classifier.parameters)
+    let frames = Fixtures.randomFrames(60, features: 54, seed: 5)
+    let plain = Self.classifier.predict(window: frames.flatMap { $0 })
+    let softened = calibrated.predict(window: frames.flatMap { $0 })
+    let powers = plain.map { pow(Double($0), 1 / 2.5) }
+    let expected = powers.map { $0 / powers.reduce(0, +) }
+    for (got, want) in zip(softened, expected) { #expect(abs(Double(got) - want) < 1e-5) }
+    let stream = calibrated.makeStream()
+    for frame in frames { frame.withUnsafeBufferPointer { stream.push($0) } }
+    for (got, want) in zip(stream.probabilities(), softened) { #expect(abs(got - want) < 1e-5) }
+    let (read, _) = try WeightsFile.decode(
+      WeightsFile.encode(metadata: metadata, parameters: Self.classifier.parameters), name: "t")
+    #expect(read.temperature == 2.5)
+    let refused = Self.decodeError(Self.withMetadata { $0["temperature"] = 0 })
+    #expect(refused?.contains("temperature is 0.0; expected a number from 0.05 to 20") == true)
+  }
+
   @Test func aRoundTripGivesIdenticalBytesAndTheSameModel() throws {
     let first = Self.bytes
     let (metadata, parameters) = try WeightsFile.decode(first, name: "a")

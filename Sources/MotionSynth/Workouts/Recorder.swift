@@ -116,7 +116,8 @@ public enum Recorder {
         style.depthSpread = 0.1
         var tempo = SetTempo.draw(motion, within: options.secondsPerRep, generator: &generator)
         if let pause = options.topPause {
-          tempo.topPause = pause.lowerBound + (pause.upperBound - pause.lowerBound) * generator.unit()
+          tempo.topPause =
+            pause.lowerBound + (pause.upperBound - pause.lowerBound) * generator.unit()
         }
         return ExerciseSet(
           motion, reps: reps, partialReps: partial + options.extraPartialReps, style: style,

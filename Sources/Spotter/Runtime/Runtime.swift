@@ -86,8 +86,9 @@ public struct SessionOptions: Sendable {
   /// would stop most of them but loses reps at the start of real sets (Weights/MODEL_CARD.md).
   public var dwell = 4
   /// It ends after this many predictions in a row of `other`, nobody, or another exercise
-  /// (2 s): a rep's pause or a few odd windows do not end a set. The end is reported at the
-  /// first of them, so waiting costs latency, not accuracy.
+  /// (2 s), once its engine sees its movement stop (`LabelSmoother`): a rep's pause or a few
+  /// odd windows do not end a set. The end is reported near the set's last rep, so waiting
+  /// costs latency, not accuracy.
   public var exitPredictions = 6
   /// Switching straight to another exercise takes this many confident predictions of it in a
   /// row (2 s): two similar exercises (squats and lunges) must not take turns.

@@ -16,7 +16,8 @@ enum RuntimeOptions {
       .value(
         "dwell", "N", "Predictions in a row to start an exercise.", default: "\(defaults.dwell)"),
       .value(
-        "exit", "N", "Predictions in a row of anything else to end it.",
+        "exit", "N",
+        "Predictions in a row of anything else to end it, once its movement has stopped.",
         default: "\(defaults.exitPredictions)"),
       goal,
     ]
