@@ -9,11 +9,27 @@ import Randomness
 /// a crop that follows the person). With `scores`, every detected joint's score is drawn from
 /// that range, each frame: a detector that scores on a scale of its own. With `frameRate`, only
 /// the frames a detector running that many times a second would have given are kept: the first
-/// at or after each 1/rate seconds from the stream's first frame, with its own time.
+/// at or after each 1/rate seconds from the stream's first frame, with its own time. With a
+/// `quirk`, each pose as another pipeline passes it on (`InputQuirk`).
 public struct PoseShaker: Sendable {
   public let deviation: Float
   public let scores: ClosedRange<Float>?
   public let frameRate: Double?
+  public let quirk: InputQuirk?
+
+  /// What other pipelines do to poses before Spotter sees them (`spotter eval --quirk`).
+  public enum InputQuirk: String, Sendable, CaseIterable {
+    /// Each frame's joints min-max normalised to their own box (Countix-Fitness' MediaPipe).
+    case normalisedPerFrame = "normalised-per-frame"
+    /// No eyes or ears (Penn Action, some COCO pipelines).
+    case noFace = "no-face"
+    /// The picture flipped left to right (a mirrored front camera), the detector naming each
+    /// side as it sees it: the pose of someone doing the movement with the other side.
+    case mirrored
+    /// Left and right swapped in place, the picture not flipped (`mirrored: true` given for a
+    /// stream that was not mirrored).
+    case swappedSides = "swapped-sides"
+  }
   private var generator: SeededGenerator
   /// The first frame's time, and the tick (1/frameRate seconds from it) whose frame is still
   /// to come (`frameRate`).
@@ -23,13 +39,14 @@ public struct PoseShaker: Sendable {
   ///   - label: says which stream this is (e.g. a hash of its file's name), so a file is
   ///     shaken the same way whichever files are read with it.
   public init(
-    deviation: Float, scores: ClosedRange<Float>? = nil, frameRate: Double? = nil, seed: UInt64,
-    label: UInt64
+    deviation: Float, scores: ClosedRange<Float>? = nil, frameRate: Double? = nil,
+    quirk: InputQuirk? = nil, seed: UInt64, label: UInt64
   ) {
     precondition(frameRate.map { $0 > 0 } ?? true, "PoseShaker: a frame rate is positive")
     self.deviation = deviation
     self.scores = scores
     self.frameRate = frameRate
+    self.quirk = quirk
     generator = SeededGenerator(seed: seed).derived(label)
   }
 
@@ -57,6 +74,31 @@ public struct PoseShaker: Sendable {
     for index in frame.people.indices {
       if deviation > 0 { shake(&frame.people[index]) }
       if let scores { rescore(&frame.people[index], scores) }
+      if let quirk { Self.pass(&frame.people[index], through: quirk, box: frame.box) }
+    }
+  }
+
+  /// The pose as a pipeline with `quirk` passes it on; `box`: what a frame normalised to its
+  /// own box spans (`PeopleFrame.box`).
+  static func pass(_ pose: inout Pose, through quirk: InputQuirk, box: (x: Float, y: Float)) {
+    switch quirk {
+    case .noFace:
+      for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] { pose[joint] = .missing }
+    case .swappedSides:
+      pose = pose.mirrored
+    case .mirrored:
+      guard let seen = self.box(of: pose) else { return }
+      for index in pose.joints.indices where !pose.joints[index].isMissing {
+        pose.joints[index].x = seen.minX + seen.maxX - pose.joints[index].x
+      }
+      pose = pose.mirrored
+    case .normalisedPerFrame:
+      guard let seen = self.box(of: pose) else { return }
+      let (width, height) = (seen.maxX - seen.minX, seen.maxY - seen.minY)
+      for index in pose.joints.indices where !pose.joints[index].isMissing {
+        pose.joints[index].x = width > 0 ? (pose.joints[index].x - seen.minX) / width * box.x : 0
+        pose.joints[index].y = height > 0 ? (pose.joints[index].y - seen.minY) / height * box.y : 0
+      }
     }
   }
 

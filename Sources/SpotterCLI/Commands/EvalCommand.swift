@@ -57,6 +57,12 @@ enum EvalCommand {
         "frame-rate", "N",
         "Keep only the frames a detector running N times a second would give (the first at or "
           + "after each 1/N s)."),
+      .value(
+        "quirk", "NAME",
+        "Pass every pose on as another pipeline does: normalised-per-frame (each frame's joints "
+          + "stretched to their own box), no-face (no eyes or ears), mirrored (the picture flipped, "
+          + "as a mirrored front camera gives it) or swapped-sides (left and right swapped in "
+          + "place)."),
       .value("seed", "N", "The seed of --shake's and --scores' draws (default 1)."),
       .flag("json", "Print one JSON object."),
       FoldOption.option,
@@ -92,6 +98,7 @@ enum EvalCommand {
     // Detector options are checked before any file is read.
     let drawn = try arguments.double("shake", range: 0...1)! > 0 || scores(arguments) != nil
     _ = try frameRate(arguments)
+    _ = try quirk(arguments)
     if !drawn && arguments.string("seed") != nil {
       throw CLIError.usage(
         "--seed is the seed of --shake's and --scores' draws; give one of them too",
@@ -257,11 +264,24 @@ enum EvalCommand {
     let deviation = try arguments.double("shake", range: 0...1)!
     let scores = try scores(arguments)
     let frameRate = try frameRate(arguments)
-    guard deviation > 0 || scores != nil || frameRate != nil else { return nil }
+    let quirk = try quirk(arguments)
+    guard deviation > 0 || scores != nil || frameRate != nil || quirk != nil else { return nil }
     let seed = try arguments.int("seed", range: 0...Int.max) ?? 1
     return PoseShaker(
-      deviation: Float(deviation), scores: scores, frameRate: frameRate, seed: UInt64(seed),
-      label: StableHash.fnv1a(annotation.fileName))
+      deviation: Float(deviation), scores: scores, frameRate: frameRate, quirk: quirk,
+      seed: UInt64(seed), label: StableHash.fnv1a(annotation.fileName))
+  }
+
+  /// `--quirk NAME`, one of `PoseShaker.InputQuirk`.
+  static func quirk(_ arguments: ParsedArguments) throws -> PoseShaker.InputQuirk? {
+    guard let name = arguments.string("quirk") else { return nil }
+    guard let quirk = PoseShaker.InputQuirk(rawValue: name) else {
+      throw CLIError.usage(
+        "--quirk must be "
+          + PoseShaker.InputQuirk.allCases.map(\.rawValue).joined(separator: ", "),
+        command: command)
+    }
+    return quirk
   }
 
   /// `--frame-rate N`, 1 to 1000 frames a second.
