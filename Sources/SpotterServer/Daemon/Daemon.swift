@@ -19,6 +19,12 @@ import Synchronization
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
 /// `{"cmd":"stats"}` asks for the server's counters.
 ///
+/// The protocol is each connection's `ServedStream`, which knows neither sockets nor the
+/// daemon: a `Connection` holds the descriptor, the bytes read and those to write; the daemon
+/// reads and writes them, hands each stream its lines (and the history's answers), and does
+/// what the stream asks (`drive`): answer its stats, claim a resume, keep a checkpoint, store
+/// a record.
+///
 /// Under pressure: of each connection's unprocessed frames only the newest `backlog` (15, half
 /// a second; nil keeps them all) are kept, the rest counted as dropped; lines longer than
 /// `maxLineBytes` get an `error` event and are skipped; a client that does not read its events

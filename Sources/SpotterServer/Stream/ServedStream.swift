@@ -172,7 +172,8 @@ final class ServedStream {
       }
       switch line {
       case .text(let text):
-        handle(text, number: number, kind: kind, late: index < waiting.keepFrom, waiting, runtime,
+        handle(
+          text, number: number, kind: kind, late: index < waiting.keepFrom, waiting, runtime,
           &output)
       case .tooLong(let length): skipTooLong(length, number: number, into: &output)
       }
