@@ -139,7 +139,15 @@ let package = Package(
       name: "PerFrameAllocationTests",
       dependencies: [
         "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
-        "TestSupport",
+        "SpotterServer", "TestSupport",
+      ]),
+    // The daemon's stream protocol in-process, without sockets: served streams driven as the
+    // daemon drives them, at every chunk size; and once through the real `spotter serve`.
+    .testTarget(
+      name: "SpotterServerTests",
+      dependencies: [
+        "ActionModel", "History", "MotionSynth", "Poses", "RepCounting", "Spotter", "SpotterCLI",
+        "SpotterServer", "TestSupport",
       ]),
     .testTarget(
       name: "SpotterCLITests",

@@ -19,6 +19,12 @@ import Synchronization
 /// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
 /// `{"cmd":"stats"}` asks for the server's counters.
 ///
+/// The protocol is each connection's `ServedStream`, which knows neither sockets nor the
+/// daemon: a `Connection` holds the descriptor, the bytes read and those to write; the daemon
+/// reads and writes them, hands each stream its lines (and the history's answers), and does
+/// what the stream asks (`drive`): answer its stats, claim a resume, keep a checkpoint, store
+/// a record.
+///
 /// Under pressure: of each connection's unprocessed frames only the newest `backlog` (15, half
 /// a second; nil keeps them all) are kept, the rest counted as dropped; lines longer than
 /// `maxLineBytes` get an `error` event and are skipped; a client that does not read its events
@@ -88,8 +94,11 @@ public final class Daemon {
   /// The listener whose clients must send the token (TCP on an address other than loopback).
   @exclusivity(unchecked) private var tokenListener: FileDescriptor?
   @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
-  /// What connections use only while each handles its lines, shared.
-  private let scratch = Connection.Scratch()
+  /// The lines of the connection being served, and the frame decoded from one: shared, as
+  /// each connection's are handled before the next is served.
+  private let lines = WaitingLines()
+  /// What every stream is told of the server.
+  private let streamSettings: ServedStream.Settings
   /// Made by `listen()`.
   @exclusivity(unchecked) private var poller: Poller!
   @exclusivity(unchecked) private var stats = Stats()
@@ -115,23 +124,16 @@ public final class Daemon {
   @exclusivity(unchecked) private var bySessionID: [String: Connection] = [:]
   @exclusivity(unchecked) private var awaitingClaims: [Int: Connection] = [:]
 
-  /// Stream seconds between two checkpoints of a session with no counted set under way (one
-  /// is also taken at each rep and at the end of each set).
-  static let checkpointSeconds = 5.0
-  /// How much later than a checkpoint's time the first frame after a resume may come and
-  /// still count as the frames after it resent.
-  static let resendSlack = 1.0
-  /// How far back a set recognised late may count reps (`SessionOptions.historySeconds`):
-  /// a resume point stays this far behind the stream.
-  var backfillSeconds: Double { runtime.options.historySeconds }
   /// How long SIGTERM gives the summaries to reach their clients before closing.
   static let drainSeconds = 2.0
 
+  /// The server's counters: those of the connections gone (`closedStreams`) and its own; an
+  /// open connection's are its stream's (`ServedStream.tally`), added when asked.
   struct Stats {
     var connectionsTotal = 0
-    var frames = 0
-    var dropped = 0
-    var errors = 0
+    var closedStreams = ServedStream.Tally()
+    /// Connections refused for their token.
+    var refusals = 0
     var sessionsFinished = 0
   }
 
@@ -139,6 +141,10 @@ public final class Daemon {
     precondition((configuration.backlog ?? 1) >= 1, "Daemon: a backlog keeps at least 1 frame")
     self.runtime = runtime
     self.configuration = configuration
+    streamSettings = ServedStream.Settings(
+      backlog: configuration.backlog, maxPendingOutput: configuration.maxPendingOutput,
+      maxLineBytes: configuration.maxLineBytes, people: configuration.people,
+      keepsHistory: configuration.history != nil)
     // The plan (measured, or read from its cache) before the first client, not in the first
     // round that has a prediction to make.
     _ = runtime.classifier?.plan
@@ -180,14 +186,16 @@ public final class Daemon {
           }
           continue
         }
-        connection.claimed(answer, asked: id)
-        if connection.inputEnded { connection.finish() }
+        drive(connection) { $0.claimed(answer, asked: id, into: &$1) }
+        handleLines(of: connection)  // those held while the history was asked
+        if connection.inputEnded { drive(connection) { $0.finish(into: &$1) } }
         flushAtEndOfRound(connection)
         updateInterest(connection)
         queueIfDue(connection)
       case .stored(let checkpoints):
         for checkpoint in checkpoints {
-          bySessionID[checkpoint.uid]?.checkpointStored(checkpoint.t)
+          guard let connection = bySessionID[checkpoint.uid] else { continue }
+          drive(connection) { $0.checkpointStored(checkpoint.t, into: &$1) }
         }
       }
     }
@@ -245,10 +253,8 @@ public final class Daemon {
         for (descriptor, deadline) in refused where now >= deadline { closeRefused(descriptor) }
         for connection in Array(connections.values)
         where now - connection.lastActivity > configuration.idleSeconds {
-          connection.send(
-            .error(
-              t: nil, line: nil,
-              message: "no line for \(Int(configuration.idleSeconds)) s: closing"))
+          let message = "no line for \(Int(configuration.idleSeconds)) s: closing"
+          drive(connection) { $0.send(.error(t: nil, line: nil, message: message), into: &$1) }
           close(connection)
         }
       }
@@ -275,18 +281,20 @@ public final class Daemon {
       usleep(10_000)
     }
     for connection in connections.values {
-      connection.finish()
-      connection.flush()
+      drive(connection) { $0.finish(into: &$1) }
+      flush(connection)
     }
     while uptime() < deadline {
-      let waiting = connections.values.filter { $0.hasOutput && !$0.closed }
-      guard !waiting.isEmpty else { return }
-      for connection in waiting {
+      let unsent = connections.values.filter { $0.hasOutput && !$0.closed }
+      guard !unsent.isEmpty else { return }
+      for connection in unsent {
         poller.set(connection.descriptor, read: false, write: true, adding: false)
       }
       guard (try? poller.wait(milliseconds: 50)) != nil else { return }
       poller.forEachReady { descriptor, readiness in
-        if readiness.writable || readiness.closed { connections[descriptor]?.flush() }
+        if readiness.writable || readiness.closed, let connection = connections[descriptor] {
+          flush(connection)
+        }
       }
     }
   }
@@ -308,14 +316,14 @@ public final class Daemon {
     while !dueQueue.isEmpty {
       swap(&dueQueue, &dueRound)
       for connection in dueRound where isOpen(connection) {
-        if let session = connection.session { dueBatch.add(session) }
+        if let session = connection.stream.session { dueBatch.add(session) }
       }
       dueBatch.catchUp()
       for connection in dueRound {
         connection.queuedForPrediction = false
         // A connection closed meanwhile made its predictions in `finish`.
         guard isOpen(connection) else { continue }
-        connection.makeDuePrediction()
+        drive(connection) { $0.makeDuePrediction(into: &$1) }
         queueIfDue(connection)
       }
       dueRound.removeAll(keepingCapacity: true)
@@ -324,7 +332,7 @@ public final class Daemon {
 
   /// Queues the connection for the round's predictions if its session has one due.
   private func queueIfDue(_ connection: Connection) {
-    guard !connection.queuedForPrediction, connection.session?.predictionDue == true else {
+    guard !connection.queuedForPrediction, connection.stream.predictionDue else {
       return
     }
     connection.queuedForPrediction = true
@@ -336,7 +344,7 @@ public final class Daemon {
     for connection in flushQueue {
       connection.queuedForFlush = false
       guard isOpen(connection) else { continue }
-      connection.flush()
+      flush(connection)
       if connection.closed { close(connection) } else { updateInterest(connection) }
     }
     flushQueue.removeAll(keepingCapacity: true)
@@ -357,23 +365,27 @@ public final class Daemon {
   }
 
   private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
-    if readiness.readable || readiness.closed { connection.receive(now: now) }
-    if let refusal = connection.refusal {
+    if readiness.readable || readiness.closed, connection.wantsInput {
+      connection.receive(into: lines, now: now)
+      handleLines(of: connection)
+    }
+    if let refusal = connection.stream.refusal {
       // Its header lacked the token: the refusal, and nothing else, before the connection ends.
-      stats.errors += 1
+      stats.refusals += 1
+      stats.closedStreams.add(connection.stream.tally)
       poller.remove(connection.descriptor)
       connections[connection.descriptor] = nil
       refuse(connection.descriptor, message: refusal, now: now)
       return
     }
-    if readiness.writable { connection.flush() }
+    if readiness.writable { flush(connection) }
     // A client that has sent everything gets its summary before the socket closes.
     if connection.inputEnded {
-      connection.finish()
-      connection.flush()
+      drive(connection) { $0.finish(into: &$1) }
+      flush(connection)
     }
     if connection.closed
-      || (connection.inputEnded && !connection.hasOutput && !connection.awaitingClaim)
+      || (connection.inputEnded && !connection.hasOutput && !connection.stream.awaitingClaim)
     {
       close(connection)
     } else {
@@ -398,10 +410,11 @@ public final class Daemon {
       }
       stats.connectionsTotal += 1
       poller.set(descriptor, read: true, write: false, adding: true)
-      connections[descriptor] = Connection(
-        descriptor: descriptor, serial: stats.connectionsTotal, now: now,
-        maxLine: configuration.maxLineBytes, daemon: self, scratch: scratch,
+      let stream = ServedStream(
+        name: "connection \(stats.connectionsTotal)", settings: streamSettings,
         token: listener == tokenListener ? configuration.token : nil)
+      connections[descriptor] = Connection(
+        descriptor: descriptor, serial: stats.connectionsTotal, now: now, stream: stream)
     }
   }
 
@@ -451,13 +464,15 @@ public final class Daemon {
   }
 
   private func close(_ connection: Connection) {
-    connection.finish()
-    connection.flush()
-    connection.storeRecords(closing: true)
+    drive(connection) { $0.finish(into: &$1) }
+    flush(connection)
+    connection.stream.delivered(connection.bytesWritten, closing: true)
+    applyRequests(of: connection)
+    stats.closedStreams.add(connection.stream.tally)
     poller.remove(connection.descriptor)
     connection.descriptor.close()
     connections[connection.descriptor] = nil
-    if let uid = connection.uid { bySessionID[uid] = nil }
+    if let uid = connection.stream.uid { bySessionID[uid] = nil }
     awaitingClaims[connection.serial] = nil
   }
 
@@ -474,66 +489,99 @@ public final class Daemon {
     }
   }
 
-  // MARK: what connections ask of the server
+  // MARK: what streams ask of the server
 
-  /// The runtime a new stream's sessions come from: the server's, or with `goals` in place of
-  /// its goals when the stream's header names its own.
-  func runtime(goals: [Goal]?) -> Runtime {
-    guard let goals else { return runtime }
-    var options = runtime.options
-    options.goals = goals
-    return Runtime(classifier: runtime.classifier, catalogue: runtime.catalogue, options: options)
+  /// Calls into a connection's stream, then does what it asked (`applyRequests`), and queues
+  /// what it sent for the end of the round: every call into a stream comes through here, so
+  /// no stream needs the daemon.
+  private func drive(_ connection: Connection, _ call: (ServedStream, inout [UInt8]) -> Void) {
+    let stream = connection.stream
+    let appended = stream.bytesAppended
+    call(stream, &connection.output)
+    applyRequests(of: connection)
+    if stream.bytesAppended != appended { flushAtEndOfRound(connection) }
+  }
+
+  /// Has the connection's stream handle the lines waiting (and those it held while a resume
+  /// waited for the history), answering each stats command as it comes; then lets their
+  /// bytes go.
+  private func handleLines(of connection: Connection) {
+    var handled = false
+    while !handled {
+      drive(connection) { handled = $0.receive(lines, runtime: runtime, into: &$1) }
+    }
+    lines.clear()
+    connection.releaseLines()
+  }
+
+  /// Does what the connection's stream asked, in the order it asked.
+  private func applyRequests(of connection: Connection) {
+    let stream = connection.stream
+    while let request = stream.nextRequest() {
+      switch request {
+      case .stats: stream.answer(stats: statsLine(), into: &connection.output)
+      case .claim(let id, let resumer): claim(id, resumer: resumer, for: connection)
+      case .checkpoint(let checkpoint):
+        // Checkpoints stored are told to the stream that took them.
+        bySessionID[checkpoint.uid] = connection
+        configuration.history?.checkpoint(checkpoint)
+      case .record(let session, let uid): record(session, uid: uid)
+      }
+    }
+  }
+
+  /// Writes the connection's events that the socket takes now; records whose summaries are
+  /// now written go to the history.
+  private func flush(_ connection: Connection) {
+    connection.flush()
+    connection.stream.delivered(connection.bytesWritten)
+    applyRequests(of: connection)
   }
 
   /// The connection has events to write: at the end of this round, with the rest.
-  func flushAtEndOfRound(_ connection: Connection) {
+  private func flushAtEndOfRound(_ connection: Connection) {
+    connection.hasOutput = true
     guard !connection.queuedForFlush else { return }
     connection.queuedForFlush = true
     flushQueue.append(connection)
   }
 
-  func countFrame() { stats.frames += 1 }
-  func countDropped(_ count: Int) { stats.dropped += count }
-  func countError() { stats.errors += 1 }
-
   /// Hands a finished session to the history writer, which stores it off this thread. A
   /// write that fails is counted (`history_errors`) and reported, never dropped silently.
-  func record(_ session: SessionRecord, uid: String) {
+  private func record(_ session: SessionRecord, uid: String) {
     stats.sessionsFinished += 1
     configuration.history?.submit(session, uid: uid)
   }
 
-  /// The connection's session has an id: checkpoints stored are told to it.
-  func track(_ connection: Connection) {
-    if let uid = connection.uid { bySessionID[uid] = connection }
-  }
-
-  /// Asks the history for the checkpoint of session `id`, for `connection`'s session; the
-  /// answer comes in a later round. False when there is no history to ask.
-  func claim(_ id: String, for connection: Connection) -> Bool {
-    guard let history = configuration.history, let resumer = connection.uid else { return false }
+  /// Asks the history for the checkpoint of session `id`, for the connection's session
+  /// `resumer`; the answer comes in a later round (`readInbox`).
+  private func claim(_ id: String, resumer: String, for connection: Connection) {
+    guard let history = configuration.history else { return }
     awaitingClaims[connection.serial] = connection
     let (inbox, serial) = (inbox, connection.serial)
     history.claim(id, for: resumer) {
       inbox.post(.claimed(serial: serial, id: id, resumer: resumer, $0))
     }
-    return true
   }
 
-  /// Keeps a live session's progress in the history, off this thread.
-  func checkpoint(_ checkpoint: Checkpoint) { configuration.history?.checkpoint(checkpoint) }
-
-  /// The `stats` reply.
-  func statsLine() -> String {
+  /// The `stats` reply: the counters of the connections gone and the server's own, with
+  /// those of the open ones.
+  private func statsLine() -> String {
     let seconds = max(Date().timeIntervalSince(started), 1e-3)
-    let open = connections.values.filter(\.isOpen).count
+    var streams = stats.closedStreams
+    var open = 0
+    for connection in connections.values {
+      streams.add(connection.stream.tally)
+      if connection.stream.isOpen { open += 1 }
+    }
+    let errors = streams.errors + stats.refusals
     let history = configuration.history?.current ?? HistoryWriter.Counters()
     let fields: [(String, String)] = [
       ("type", JSONText.quote("stats")), ("open_sessions", "\(open)"),
       ("connections", "\(connections.count)"), ("connections_total", "\(stats.connectionsTotal)"),
-      ("frames", "\(stats.frames)"),
-      ("frames_per_second", String(format: "%.1f", Double(stats.frames) / seconds)),
-      ("dropped_frames", "\(stats.dropped)"), ("errors", "\(stats.errors)"),
+      ("frames", "\(streams.frames)"),
+      ("frames_per_second", String(format: "%.1f", Double(streams.frames) / seconds)),
+      ("dropped_frames", "\(streams.droppedFrames)"), ("errors", "\(errors)"),
       ("sessions_finished", "\(stats.sessionsFinished)"),
       ("history_written", "\(history.written)"), ("history_queued", "\(history.queued)"),
       ("history_spooled", "\(history.spooled)"), ("history_errors", "\(history.failures)"),

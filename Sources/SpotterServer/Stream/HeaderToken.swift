@@ -1,0 +1,31 @@
+import Poses
+
+/// The key a client of a listener beyond loopback sends in its header (`"token": "…"`;
+/// README, "Serving many streams"): its first line that is not blank must be a header that
+/// carries it, or the client is refused before any frame is read.
+enum HeaderToken {
+  /// Why the first line of a client that must send `token` is refused, or nil for a header
+  /// that carries it. The token is compared in constant time (the time depends on its length,
+  /// not on where a guess goes wrong), and never written anywhere.
+  static func refusal(of line: LineSplitter.Line, token: [UInt8]) -> String? {
+    let needs = "this listener needs a token: send it in the header (\"token\": \"…\")"
+    guard case .text(let text) = line, let header = try? PoseFileHeader(line: text, file: "")
+    else { return "the first line must be a pose-file header; " + needs }
+    guard let written = header.extra["token"] else { return needs }
+    // The header keeps a key's JSON text: a token (no quotes or backslashes) inside its quotes.
+    var given = Array(written.utf8)
+    if given.count >= 2, given.first == 0x22, given.last == 0x22 {
+      given = Array(given.dropFirst().dropLast())
+    }
+    return isSame(given, token) ? nil : "wrong token"
+  }
+
+  /// Byte for byte, in a time that depends only on `expected`'s length.
+  static func isSame(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+    var difference: UInt8 = given.count == expected.count ? 0 : 1
+    for index in expected.indices {
+      difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+    }
+    return difference == 0
+  }
+}

@@ -1,0 +1,112 @@
+import History
+import Spotter
+
+/// Where a stream of one person stands for resuming (README, "Resuming a session"): the resume
+/// point its checkpoints carry, when the last was taken and what the client was last told,
+/// and, for a stream that resumed another session, which of the frames the client resends
+/// were counted already.
+///
+/// The resume point is the stream time a resumed session counts on from. It stays behind
+/// every set under way (a set's reps are counted again from the resent frames), and while no
+/// counted set is under way it follows the stream the backfill horizon behind (a set recognised
+/// later may count reps from that far back). It falls on a tick after which a prediction was
+/// made (`moveResumePoint`), so that a resumed session's ticks, windows and labels fall where
+/// this one's did.
+struct ResumeLedger {
+  /// Stream seconds between two checkpoints of a session with no counted set under way (one
+  /// is also taken at each rep and at the end of each set).
+  static let checkpointSeconds = 5.0
+  /// How much later than a checkpoint's time the first frame after a resume may come and
+  /// still count as the frames after it resent.
+  static let resendSlack = 1.0
+
+  private(set) var resumePoint = 0.0
+  /// When the last checkpoint was taken, in stream time.
+  private(set) var lastCheckpoint = -Double.infinity
+  /// The resume point the client was last told (`checkpoint` events).
+  private var resumePointTold = -Double.infinity
+  /// Whether a counted set is under way: the resume point then stays where it is.
+  var countedSetUnderWay = false
+  /// A set ended during the session's last call: the resume point moves there, and a
+  /// checkpoint is taken, once the call has returned (the session is busy emitting meanwhile).
+  var setEndedAt: Double?
+  /// The time of the first frame this session counted (ticks are reckoned from it).
+  private(set) var firstFrame: Double?
+
+  /// The checkpoint resumed, until the first frame after it shows whether the client resent
+  /// the frames after its `t`.
+  private(set) var resumed: Checkpoint?
+  /// Frames up to this time were counted before the resume: resent ones are skipped.
+  private(set) var resendFrom: Double?
+  /// The client is resending the frames after a resume: none is dropped as late until a
+  /// round finds no more than the backlog waiting.
+  var replaying = false
+
+  /// Goes on from `checkpoint`, whose frames up to its time were counted.
+  mutating func resume(from checkpoint: Checkpoint) {
+    resumed = checkpoint
+    resendFrom = checkpoint.t
+    replaying = true
+    resumePoint = checkpoint.t
+  }
+
+  /// The session counted its first frame, at `t`.
+  mutating func counted(firstFrameAt t: Double) {
+    if firstFrame == nil { firstFrame = t }
+  }
+
+  /// Whether the frame at `t` is due a checkpoint by time alone.
+  func checkpointDue(at t: Double) -> Bool { t - lastCheckpoint >= Self.checkpointSeconds }
+
+  /// A checkpoint is taken at `t`: the next by time is due `checkpointSeconds` later.
+  mutating func checkpointTaken(at t: Double) { lastCheckpoint = t }
+
+  /// What the first frames after a resume are.
+  enum Resent: Equatable {
+    /// Counted before the resume: skipped.
+    case skipped
+    /// The first frame counted: the client resent what followed the checkpoint.
+    case counted
+    /// The first frame counted, but the frames after the checkpoint's time `after` were not
+    /// resent: the set under way at the checkpoint keeps its reps, and ends at its last.
+    case notResent(SetRecord, after: Double)
+  }
+
+  /// Whether a frame at `t` after a resume is counted: frames up to the checkpoint's time were
+  /// counted before it. The first one counted tells whether the client resent what followed
+  /// the checkpoint; when it did not, the set then under way keeps the checkpoint's reps, and
+  /// the resume point moves past them.
+  mutating func takeResent(_ t: Double, tickRate: Double) -> Resent {
+    // Half a tick past the resume point: the frame of its own tick, its time written rounded,
+    // may come a hair after it.
+    guard let from = resendFrom, t > from + 0.5 / tickRate else { return .skipped }
+    resendFrom = nil
+    defer { resumed = nil }
+    guard let checkpoint = resumed, var set = checkpoint.underWay, let last = set.reps.last,
+      t > from + Self.resendSlack
+    else { return .counted }
+    set.end = last.t
+    resumePoint = max(resumePoint, last.t)
+    return .notResent(set, after: from)
+  }
+
+  /// Moves the resume point forward, up to `t`: to the last tick at or before it after which
+  /// a prediction was made. A resumed session's first frame is then the next tick's, so its
+  /// ticks fall on this one's and it predicts at the same ticks (predictions are counted from
+  /// a session's first tick): its windows, and so its labels, are this session's.
+  mutating func moveResumePoint(to t: Double, rate: Double, predictionStride: Int) {
+    guard let first = firstFrame else { return }
+    var tick = Int(((t - first) * rate).rounded(.down))
+    tick -= (tick + 1) % predictionStride
+    guard tick >= 0 else { return }
+    resumePoint = max(resumePoint, first + Double(tick) / rate)
+  }
+
+  /// A checkpoint at `t` was stored: whether the client is to be told (it has not been told
+  /// of one as late).
+  mutating func tell(stored t: Double) -> Bool {
+    guard t > resumePointTold else { return false }
+    resumePointTold = t
+    return true
+  }
+}

@@ -1,0 +1,512 @@
+import Foundation
+import History
+import Poses
+import RepCounting
+import Spotter
+
+/// One client's stream, without its socket: the protocol of `spotter serve` (README, "Serving
+/// many streams"). Lines go in, with the history's answers to what the stream asked; event
+/// bytes come out, with requests for the server.
+///
+/// The client sends a pose-file header, then frames, and may ask for the server's counters
+/// (`{"cmd":"stats"}`) at any time. Until a header comes, each line is tried as one; the
+/// header's own options (`HeaderOptions`) choose the stream's session: one person's, which
+/// opens with its id and keeps checkpoints for a resume (`ResumeLedger`), or several people's.
+/// The events are the session's, with the stream's own (`session`, `checkpoint`, errors about
+/// its lines), and the history's records of its sessions are built from them
+/// (`SessionRecords`).
+///
+/// The stream holds no descriptor and no reference to the daemon. Its bytes it appends to the
+/// caller's buffer (`into output:`), whose length is what waits for the client: the output
+/// limits are reckoned on it. What it needs of the server it asks in requests (`Request`),
+/// which the daemon takes after each call (`nextRequest()`): a checkpoint or a record to store,
+/// a resume to claim, the counters to answer with. A stream of one person predicts when the
+/// daemon says (`makeDuePrediction`), after the daemon has caught up the network states of
+/// every due session together.
+///
+/// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
+final class ServedStream {
+  /// What a stream needs to know of its server.
+  struct Settings {
+    /// Frames a stream may have waiting when it is served: the older are late and dropped.
+    /// Nil keeps every frame.
+    var backlog: Int?
+    /// Events waiting for the client beyond this many bytes are dropped.
+    var maxPendingOutput: Int
+    /// The line length past which a line is skipped (named in its error).
+    var maxLineBytes: Int
+    /// People followed in a stream whose header does not say.
+    var people: Int
+    /// Whether the server keeps a history: checkpoints are taken and resumes asked for only then.
+    var keepsHistory: Bool
+  }
+
+  /// What a stream adds to the server's counters (`stats`).
+  struct Tally {
+    var frames = 0
+    var droppedFrames = 0
+    var errors = 0
+
+    mutating func add(_ other: Tally) {
+      frames += other.frames
+      droppedFrames += other.droppedFrames
+      errors += other.errors
+    }
+  }
+
+  /// The stream's name in its errors and records: `connection 3`.
+  let name: String
+  let settings: Settings
+  /// The key this client must send in its header (a listener that is not loopback), if any.
+  private let token: [UInt8]?
+  @exclusivity(unchecked) private(set) var tally = Tally()
+
+  /// The stream's session, nil before the header came. One person's predictions the daemon
+  /// makes (`makeDuePrediction`); several people's are made in-line.
+  @exclusivity(unchecked) private(set) var session: Session?
+  /// The header came: frames go to `session`.
+  var isOpen: Bool { session != nil }
+  @exclusivity(unchecked) private var decoder: PoseLineDecoder?
+  @exclusivity(unchecked) private var counters = StreamCounters(droppedFrames: 0, droppedEvents: 0)
+  /// The first line that should have been the header and was not, while no header has come.
+  @exclusivity(unchecked) private var headerMissingSince: Int?
+  /// The exercises the stream's sessions count (a label without one, `other`, starts no
+  /// counted set).
+  @exclusivity(unchecked) private var catalogue: ExerciseCatalogue?
+  @exclusivity(unchecked) private var records = SessionRecords()
+  @exclusivity(unchecked) private var ledger = ResumeLedger()
+
+  /// The session's id, for a stream of one person: its first event, the uid its record is
+  /// stored under, and what a client resumes it by.
+  @exclusivity(unchecked) private(set) var uid: String?
+  /// The header asked to resume a session, and the history has not answered yet
+  /// (`claimed`). Nothing is handled meanwhile: the lines that came with the header are held.
+  @exclusivity(unchecked) private(set) var awaitingClaim = false
+  private var heldLines: [(line: HeldLine, number: Int, kind: LineKind)] = []
+  /// The first held line not yet handled, once the claim is answered.
+  private var nextHeld = 0
+  private enum HeldLine {
+    case text([UInt8])
+    case tooLong(Int)
+  }
+  /// The stream asked for the server's counters and waits for them (`answer(stats:into:)`).
+  @exclusivity(unchecked) private var awaitingStats = false
+  /// What the stream asks of the server, oldest first.
+  private var requests: [Request] = []
+
+  @exclusivity(unchecked) private var out: EventOutput
+  /// Output bytes appended so far: a record is stored once the client has read its summary
+  /// (`delivered`).
+  var bytesAppended: Int { out.bytesAppended }
+
+  /// Why the client is refused (its first line was no header with the token): the daemon sends
+  /// this alone and ends the connection, before any frame is read.
+  private(set) var refusal: String?
+
+  init(name: String, settings: Settings, token: [UInt8]? = nil) {
+    self.name = name
+    self.settings = settings
+    self.token = token
+    out = EventOutput(limit: settings.maxPendingOutput)
+  }
+
+  /// The next thing the stream asks of the server, if any.
+  func nextRequest() -> Request? {
+    requests.isEmpty ? nil : requests.removeFirst()
+  }
+
+  /// Whether the stream takes lines, with `pending` bytes of its output not yet written: not
+  /// while a resume waits for the history, nor while replies to its commands wait beyond twice
+  /// the output limit (a client sending commands faster than it reads the replies is slowed,
+  /// not answered with silence).
+  func takesLines(pending: Int) -> Bool {
+    !awaitingClaim && pending < 2 * settings.maxPendingOutput
+  }
+
+  // MARK: lines
+
+  /// Handles the lines held while a resume waited (once the history has answered), then the
+  /// waiting lines, from the first not yet handled. When more frames wait than the `backlog`,
+  /// the older ones are late and dropped: the newest poses win, so a server that fell behind
+  /// catches up instead of queueing without bound. A server that keeps up drops nothing,
+  /// however fast a client sends.
+  ///
+  /// - Parameter runtime: the server's, for a session the header starts.
+  /// - Returns: false when it stopped after asking for the server's counters (`.stats`): the
+  ///   daemon answers, then calls again to go on. True when every line is handled.
+  func receive(_ waiting: WaitingLines, runtime: Runtime, into output: inout [UInt8]) -> Bool {
+    precondition(!awaitingStats, "ServedStream: the stats it asked for were not answered")
+    while !awaitingClaim, nextHeld < heldLines.count {
+      let (line, number, kind) = heldLines[nextHeld]
+      nextHeld += 1
+      switch line {
+      case .text(let bytes):
+        bytes.withUnsafeBufferPointer {
+          handle($0, number: number, kind: kind, late: false, waiting, runtime, &output)
+        }
+      case .tooLong(let length): skipTooLong(length, number: number, into: &output)
+      }
+      if awaitingStats { return false }
+    }
+    if nextHeld > 0, nextHeld == heldLines.count {
+      heldLines = []
+      nextHeld = 0
+    }
+    guard !waiting.isEmpty else { return true }
+    if !waiting.isStarted { waiting.keepFrom = firstKept(of: waiting) }
+    while !waiting.isHandled, refusal == nil {
+      let index = waiting.next
+      waiting.next += 1
+      let (line, number, kind) = waiting.lines[index]
+      if awaitingClaim {
+        // The header asked to resume: the lines after it wait for the history's answer.
+        switch line {
+        case .text(let text): heldLines.append((.text(Array(text)), number, kind))
+        case .tooLong(let length): heldLines.append((.tooLong(length), number, kind))
+        }
+        continue
+      }
+      if let token, !isOpen, kind != .blank {
+        refusal = HeaderToken.refusal(of: line, token: token)
+        if refusal != nil { break }
+      }
+      switch line {
+      case .text(let text):
+        handle(
+          text, number: number, kind: kind, late: index < waiting.keepFrom, waiting, runtime,
+          &output)
+      case .tooLong(let length): skipTooLong(length, number: number, into: &output)
+      }
+      if awaitingStats { return false }
+    }
+    return true
+  }
+
+  /// The index of the first frame line kept of those waiting: the newest `backlog` frames. A
+  /// resumed stream's resent frames are not late: all are kept until it has caught up (a
+  /// round with no more than the backlog waiting).
+  private func firstKept(of waiting: WaitingLines) -> Int {
+    guard let backlog = settings.backlog else { return 0 }
+    var framesSeen = 0
+    var keepFrom = Int.max
+    for index in stride(from: waiting.lines.count - 1, through: 0, by: -1)
+    where waiting.lines[index].kind == .frame {
+      framesSeen += 1
+      if framesSeen <= backlog { keepFrom = index }
+    }
+    if ledger.replaying {
+      if framesSeen <= backlog { ledger.replaying = false }
+      keepFrom = 0
+    }
+    return keepFrom
+  }
+
+  /// The server's counters, as asked: the reply goes where the command was.
+  func answer(stats line: String, into output: inout [UInt8]) {
+    precondition(awaitingStats, "ServedStream: stats it did not ask for")
+    awaitingStats = false
+    write(line, into: &output)
+  }
+
+  /// A line over the limit: named in an error, and skipped.
+  private func skipTooLong(_ length: Int, number: Int, into output: inout [UInt8]) {
+    // Counted in the clock, as the file reader does: frames without `t` keep their times.
+    decoder?.skipLine()
+    if !isOpen { headerMissingSince = headerMissingSince ?? number }
+    reportBadLine(
+      PoseFileError(
+        file: name, line: number,
+        message:
+          "line is \(length) bytes long; the limit is \(settings.maxLineBytes) bytes, so it was "
+          + "skipped"), into: &output)
+  }
+
+  /// One whole line: a stats command, the header, or a frame (dropped if `late`).
+  private func handle(
+    _ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind, late: Bool,
+    _ waiting: WaitingLines, _ runtime: Runtime, _ output: inout [UInt8]
+  ) {
+    if kind == .blank { return }
+    if kind == .statsCommand {
+      awaitingStats = true
+      requests.append(.stats)
+      return
+    }
+    guard let session, decoder != nil else {
+      startSession(line, number: number, kind: kind, runtime: runtime, into: &output)
+      return
+    }
+    if late && kind == .frame {
+      // Dropped, but counted in the clock: frames without `t` after it keep their times.
+      decoder!.skipLine()
+      counters.droppedFrames! += 1
+      tally.droppedFrames += 1
+      return
+    }
+    switch decoder!.decode(line, line: number, into: &waiting.frame) {  // in place: it keeps state
+    case .frame:
+      let t = waiting.frame.t
+      if ledger.resendFrom != nil, !takeResent(t, into: &output) { return }
+      tally.frames += 1
+      session.push(waiting.frame) { send($1, person: $0, into: &output) }
+      afterSession()
+      ledger.counted(firstFrameAt: t)
+      if uid != nil && ledger.checkpointDue(at: t) {
+        // With no counted set under way, the resume point follows the stream, the backfill
+        // horizon behind it (a set recognised later may count reps from that far back).
+        if !ledger.countedSetUnderWay {
+          moveResumePoint(to: t - session.runtime.options.historySeconds)
+        }
+        checkpoint(at: t)
+      }
+    case .skipped(let error): reportBadLine(error, into: &output)
+    case .end: break
+    }
+  }
+
+  /// Reports a line that was skipped with an `error` event; the summary's `bad_lines` counts
+  /// it.
+  private func reportBadLine(_ error: PoseFileError, into output: inout [UInt8]) {
+    tally.errors += 1
+    if let session {
+      session.reportBadLine(error) { send($1, person: $0, into: &output) }
+    } else {
+      counters.badLines += 1
+      send(.error(t: nil, line: error.line, message: error.description), into: &output)
+    }
+  }
+
+  // MARK: the session
+
+  /// Starts the session from a header line. Until a header comes, each line is tried as one;
+  /// a line that is not one is skipped with an error naming it, which says what is wrong with
+  /// it as a header, or, for a frame after the first such line, that the stream has no header.
+  private func startSession(
+    _ line: UnsafeBufferPointer<UInt8>, number: Int, kind: LineKind, runtime server: Runtime,
+    into output: inout [UInt8]
+  ) {
+    var header: PoseFileHeader
+    do {
+      header = try PoseFileHeader(line: line, file: name)
+    } catch {
+      let message =
+        if let first = headerMissingSince, kind == .frame {
+          "the stream has no header (line \(first) was not one), so this frame was skipped; "
+            + "send a pose-file header such as "
+        } else {
+          "\(error.message); the first line must be a pose-file header such as "
+        }
+      headerMissingSince = headerMissingSince ?? number
+      reportBadLine(
+        PoseFileError(file: name, line: number, message: message + PoseFileHeader.example),
+        into: &output)
+      return
+    }
+    let options = HeaderOptions(taking: &header)
+    decoder = PoseLineDecoder(header: header, name: name)
+    for problem in options.problems { tell(t: nil, line: number, problem, into: &output) }
+    records.name(options.person)
+    let runtime = options.runtime(from: server)
+    let exercise = options.exercise(in: runtime.catalogue)
+    if let problem = exercise.problem { tell(t: nil, line: number, problem, into: &output) }
+    let count = options.people ?? settings.people
+    catalogue = runtime.catalogue
+    session =
+      exercise.exercise.map { runtime.makeSession(counting: $0, people: count) }
+      ?? runtime.makeSession(people: count, batchingPredictions: count == 1)
+    guard count == 1 else {
+      if options.resume != nil {
+        tell(
+          t: nil, line: number,
+          "header \"resume\": a stream of several people cannot be resumed; the "
+            + "stream goes on as a new one", into: &output)
+      }
+      return
+    }
+    records.startOne(source: "spotter serve, \(name)")
+    let uid = UUID().uuidString.lowercased()
+    self.uid = uid
+    if let resume = options.resume, settings.keepsHistory {
+      awaitingClaim = true  // the session event comes with the history's answer
+      requests.append(.claim(id: resume, resumer: uid))
+      return
+    }
+    if options.resume != nil {
+      tell(
+        t: nil, line: number,
+        "header \"resume\": this server keeps no history, so it has no session to "
+          + "resume; the stream goes on as a new session", into: &output)
+    }
+    write(sessionLine(), into: &output)
+  }
+
+  /// Whether the session has a prediction due (one person's): the daemon makes it with
+  /// `makeDuePrediction`, after catching up its network state with the other due sessions'.
+  var predictionDue: Bool { session?.predictionDue == true }
+
+  /// Makes the session's due prediction; its events join the output.
+  func makeDuePrediction(into output: inout [UInt8]) {
+    session?.makeDuePrediction { send($0, into: &output) }
+    afterSession()
+  }
+
+  /// Ends the session (if any): the exercise under way, the summary to the client, and its
+  /// record held for the history until the client has read it (`delivered`).
+  func finish(into output: inout [UInt8]) {
+    guard let session, !awaitingClaim else { return }
+    out.finishing = true
+    counters.droppedEvents = out.droppedEvents
+    session.finish(emit: { send($1, person: $0, into: &output) }, counters: counters)
+    out.finishing = false
+    if let record = records.endOne() { records.hold(record, uid: uid!, end: bytesAppended) }
+    self.session = nil
+  }
+
+  /// The client has read the first `written` bytes of the stream's output: the records whose
+  /// summaries are among them are stored (`.record`), and with `closing` (the connection is
+  /// gone), the rest, as not delivered.
+  func delivered(_ written: Int, closing: Bool = false) {
+    guard records.holdsRecords else { return }
+    records.deliver(written: written, closing: closing) {
+      requests.append(.record($0, uid: $1))
+    }
+  }
+
+  // MARK: resuming
+
+  /// The stream's first event: `{"type":"session","session":"<id>"}`, and for a resumed one
+  /// the session it goes on from and the time after which the client resends its frames.
+  private func sessionLine() -> String {
+    var line = "{\"type\":\"session\",\"session\":\(JSONText.quote(uid ?? ""))"
+    if let resumed = ledger.resumed {
+      line +=
+        ",\"resumed\":\(JSONText.quote(resumed.uid)),\"resend_from\":"
+        + JSONText.number(resumed.t)
+    }
+    return line + "}"
+  }
+
+  /// The history's answer to the header's `resume`: the session goes on from the checkpoint,
+  /// or (with an `error` saying why) as a new one. The lines that came meanwhile are handled
+  /// at the next `receive`.
+  func claimed(
+    _ answer: Result<Checkpoint.Claim, HistoryError>, asked id: String, into output: inout [UInt8]
+  ) {
+    awaitingClaim = false
+    var problem: String?
+    switch answer {
+    case .success(.resumed(let checkpoint)):
+      ledger.resume(from: checkpoint)
+      session?.carry(checkpoint.record.sets)
+      records.continueOne(from: checkpoint.record)
+    case .success(.resumedAlready(let other)):
+      problem = "session \(id) was resumed already (as \(other)); a session is resumed once"
+    case .success(.finished):
+      problem = "session \(id) has ended and is stored"
+    case .success(.unknown):
+      problem = "there is no session \(id) to resume (expected an id from a \"session\" event)"
+    case .failure(let error):
+      problem = "the history could not be asked for session \(id) (\(error))"
+    }
+    write(sessionLine(), into: &output)
+    if let problem {
+      tell(t: nil, line: nil, problem + "; the stream goes on as a new session", into: &output)
+    }
+  }
+
+  /// Whether a frame after a resume is counted (`ResumeLedger.takeResent`). When the client
+  /// did not resend the frames after the checkpoint, the set then under way keeps the
+  /// checkpoint's reps, and the client is told.
+  private func takeResent(_ t: Double, into output: inout [UInt8]) -> Bool {
+    switch ledger.takeResent(t, tickRate: session?.tickClock.rate ?? 30) {
+    case .skipped: return false
+    case .counted: return true
+    case .notResent(let set, let from):
+      session?.carry([set])
+      records.add(set)
+      tell(
+        t: t, line: nil,
+        "frames after \(JSONText.number(from)) s were not resent: the "
+          + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
+          + "counting goes on from here", into: &output)
+      return true
+    }
+  }
+
+  /// Moves the resume point forward, up to `t` (`ResumeLedger.moveResumePoint`).
+  private func moveResumePoint(to t: Double) {
+    guard let session else { return }
+    let clock = session.tickClock
+    ledger.moveResumePoint(to: t, rate: clock.rate, predictionStride: clock.predictionStride)
+  }
+
+  /// Asks the history to keep the session's progress: its sets so far and the resume point.
+  private func checkpoint(at t: Double) {
+    guard let uid, let recorder = records.one, settings.keepsHistory else { return }
+    ledger.checkpointTaken(at: t)
+    requests.append(
+      .checkpoint(
+        Checkpoint(
+          uid: uid, t: ledger.resumePoint, record: recorder.record, underWay: recorder.underWay)))
+  }
+
+  /// A checkpoint was stored: the client need not keep the frames before its time.
+  func checkpointStored(_ t: Double, into output: inout [UInt8]) {
+    guard isOpen, ledger.tell(stored: t) else { return }
+    write("{\"type\":\"checkpoint\",\"resend_from\":\(JSONText.number(t))}", into: &output)
+  }
+
+  /// What waits for the session to return from a call: a set that ended moves the resume
+  /// point, and is checkpointed.
+  private func afterSession() {
+    guard let t = ledger.setEndedAt else { return }
+    ledger.setEndedAt = nil
+    moveResumePoint(to: t)
+    checkpoint(at: t)
+  }
+
+  // MARK: events
+
+  /// An event of a stream of one person (or the stream's own): to the client, to the
+  /// session's record, and to the resume ledger.
+  func send(_ event: SpotterEvent, into output: inout [UInt8]) {
+    records.take(event)
+    out.append(event, person: nil, to: &output)
+    guard uid != nil else { return }
+    switch event {
+    case .exerciseStarted(_, let exercise, _):
+      ledger.countedSetUnderWay = catalogue?.definition(forLabel: exercise) != nil
+    case .rep(let t, _, _, _):
+      checkpoint(at: t)
+    case .exerciseEnded(let t, _, _):
+      // The session is busy emitting: the resume point moves once it has returned.
+      ledger.countedSetUnderWay = false
+      ledger.setEndedAt = t
+    default: break
+    }
+  }
+
+  /// An event of one person in a stream of several (nil: the stream's own, a bad line). Each
+  /// person is a session of the history, held for it when their summary comes: when they
+  /// leave, or when the stream ends.
+  private func send(_ event: SpotterEvent, person id: Int?, into output: inout [UInt8]) {
+    guard let id else { return send(event, into: &output) }
+    out.append(event, person: id, to: &output)
+    if let record = records.take(event, person: id, stream: name) {
+      records.hold(record, uid: UUID().uuidString.lowercased(), end: bytesAppended)
+    }
+  }
+
+  /// Tells the client what went wrong with its stream in an `error` event (which goes on), and
+  /// counts it in the server's errors.
+  private func tell(t: Double?, line: Int?, _ message: String, into output: inout [UInt8]) {
+    tally.errors += 1
+    send(.error(t: t, line: line, message: message), into: &output)
+  }
+
+  /// A reply or a line of the stream's own (`session`, `checkpoint`): never dropped
+  /// (`takesLines` bounds how many wait).
+  private func write(_ line: String, into output: inout [UInt8]) {
+    out.write(line, to: &output)
+  }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import History
+import Poses
+import Spotter
+import TestSupport
+import Testing
+
+@testable import SpotterServer
+
+/// Checkpoints and resumes through a served stream (README, "Resuming a session"): what the
+/// stream asks the history to keep, what it tells its client, and a session that goes on from
+/// a checkpoint in another stream with the totals of a stream that was never interrupted.
+@Suite struct ResumeClaimTests {
+  /// The workout streamed whole: the reps of its summary.
+  static let uninterrupted: [String: Int] = {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    driver.send(Recordings.text(Recordings.workout), chunk: 4096)
+    driver.end()
+    return Recordings.summary(driver.receivedLines)
+  }()
+
+  /// The workout's first `share` of frames through one stream, which then disappears: its
+  /// last checkpoint, as the history keeps it.
+  static func interrupted(at share: Double) -> (checkpoint: Checkpoint, told: [String]) {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    let lines = Recordings.workout
+    driver.send(Recordings.text(Array(lines.prefix(Int(Double(lines.count) * share)))), chunk: 4096)
+    return (driver.checkpoints.last!, driver.receivedLines.filter { $0.contains("checkpoint") })
+  }
+
+  /// A stream of one person asks for a checkpoint at each rep and set's end, and every 5 s of
+  /// stream otherwise; the client is told each resume point once it is stored, never one
+  /// earlier than it was told before. The resume point never goes back, and stays behind
+  /// every rep of the set under way.
+  @Test func checkpointsFollowTheRepsAndAreTold() {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    driver.send(Recordings.text(Recordings.workout), chunk: 4096)
+    let reps = driver.receivedLines.filter { $0.contains(#""type":"rep""#) }.count
+    let checkpoints = driver.checkpoints
+    #expect(checkpoints.count >= reps)
+    #expect(checkpoints.allSatisfy { $0.uid == driver.stream.uid })
+    let points = checkpoints.map(\.t)
+    #expect(points == points.sorted(), "\(points)")
+    for checkpoint in checkpoints {
+      #expect(checkpoint.underWay?.reps.allSatisfy { $0.t > checkpoint.t } ?? true)
+    }
+    let told = driver.receivedLines.compactMap(Recordings.object).filter {
+      $0["type"] as? String == "checkpoint"
+    }.compactMap { $0["resend_from"] as? Double }
+    // As the events write times: to the millisecond.
+    let written = Set(points.map { Double(JSONText.number($0))! }).sorted()
+    #expect(told == written, "each resume point told once, in order")
+  }
+
+  /// The history's answer comes later: meanwhile the stream sends nothing, takes no lines,
+  /// and holds those that came with the header. Resumed, it counts on from the checkpoint's
+  /// time: the frames resent up to it are skipped, and its totals are those of the
+  /// uninterrupted stream.
+  @Test(arguments: [0.3, 0.55, 0.8])
+  func aResumedStreamEndsWithTheTotalsOfOneNeverInterrupted(share: Double) {
+    let (checkpoint, told) = Self.interrupted(at: share)
+    #expect(!told.isEmpty)
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    var lines = Recordings.workout
+    lines[0] = Recordings.header(lines[0], #""resume":"\#(checkpoint.uid)""#)
+    driver.send(Recordings.text(lines), chunk: 1 << 20)
+    #expect(driver.claims.map(\.id) == [checkpoint.uid])
+    #expect(driver.claims.first?.resumer == driver.stream.uid)
+    #expect(driver.received.isEmpty && !driver.stream.takesLines(pending: 0))
+    driver.answerClaim(.success(.resumed(checkpoint)))
+    driver.end()
+    #expect(
+      driver.receivedLines.first
+        == #"{"type":"session","session":"<uid>","resumed":"\#(checkpoint.uid)","resend_from":"#
+        + JSONText.number(checkpoint.t) + "}")
+    #expect(!driver.eventLines.contains { $0.contains(#""type":"error""#) }, "\(driver.eventLines)")
+    #expect(Recordings.summary(driver.receivedLines) == Self.uninterrupted)
+    #expect(driver.records.count == 1)
+    #expect(driver.records.first?.uid == driver.stream.uid)
+  }
+
+  /// A client that does not resend the frames after the checkpoint: the set under way keeps
+  /// the checkpoint's reps, and the client is told.
+  @Test func aClientThatDoesNotResendIsTold() throws {
+    let (checkpoint, _) = Self.interrupted(at: 0.2)
+    let underWay = try #require(checkpoint.underWay)
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    let lines = Recordings.workout
+    let later = lines.dropFirst().drop {
+      (Recordings.object($0)?["t"] as? Double ?? 0) < checkpoint.t + 3
+    }
+    driver.send(
+      Recordings.text([Recordings.header(lines[0], #""resume":"x""#)] + later), chunk: 4096)
+    driver.answerClaim(.success(.resumed(checkpoint)))
+    driver.end()
+    let errors = driver.eventLines.filter { $0.contains(#""type":"error""#) }
+    #expect(errors.count == 1)
+    #expect(
+      errors.first?.contains(
+        "were not resent: the \(underWay.exercise) set under way keeps the \(underWay.count) reps"
+      ) == true, "\(errors)")
+    let stored = try #require(driver.records.first?.record)
+    #expect(stored.sets.first?.exercise == underWay.exercise)
+    #expect(stored.sets.first?.count == underWay.count)
+  }
+
+  /// Refused resumes: a new session, with an error saying why, and the held lines counted.
+  @Test(arguments: [
+    (Checkpoint.Claim.resumedAlready(by: "other"), "session x was resumed already (as other)"),
+    (.finished, "session x has ended and is stored"),
+    (.unknown, "there is no session x to resume"),
+  ])
+  func aRefusedResumeGoesOnAsANewSession(answer: Checkpoint.Claim, reason: String) {
+    Self.refused(.success(answer), reason: reason)
+  }
+
+  @Test func aResumeTheHistoryCannotAnswerGoesOnAsANewSession() {
+    let failure = HistoryError(.database, location: "test", "the disk is gone")
+    Self.refused(.failure(failure), reason: "the history could not be asked for session x")
+  }
+
+  static func refused(_ answer: Result<Checkpoint.Claim, HistoryError>, reason: String) {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    var lines = Recordings.squats
+    lines[0] = Recordings.header(lines[0], #""resume":"x""#)
+    driver.send(Recordings.text(lines), chunk: 4096)
+    driver.answerClaim(answer)
+    driver.end()
+    #expect(driver.receivedLines.first == #"{"type":"session","session":"<uid>"}"#)
+    let errors = driver.eventLines.filter { $0.contains(#""type":"error""#) }
+    #expect(errors.count == 1 && errors[0].contains(reason), "\(errors)")
+    #expect(errors.first?.contains("; the stream goes on as a new session") == true)
+    #expect(Recordings.summary(driver.receivedLines)["squat"] == 6)
+  }
+
+  /// A server with no history takes no checkpoints, and tells of none.
+  @Test func noHistoryNoCheckpoints() {
+    let driver = StreamDriver(
+      runtime: Recordings.runtime, settings: StreamDriver.settings(keepsHistory: false))
+    driver.send(Recordings.text(Recordings.workout), chunk: 4096)
+    driver.end()
+    #expect(driver.checkpoints.isEmpty)
+    #expect(!driver.receivedLines.contains { $0.contains("checkpoint") })
+    #expect(driver.records.count == 1)
+  }
+}
