@@ -1,5 +1,6 @@
 import Foundation
 import History
+import MotionSynth
 import Poses
 import Spotter
 import TestSupport
@@ -81,6 +82,46 @@ import Testing
 
   /// A client that does not resend the frames after the checkpoint: the set under way keeps
   /// the checkpoint's reps, and the client is told.
+  /// The fleet check's first workout (`spotter-bench fleet`: squats, jumping jacks, curls; its
+  /// frames a camera's, at times off any 30 fps clock), cut wherever, resumed from the last
+  /// checkpoint by a stream that gets every frame again: the summary is the uninterrupted
+  /// one's. The resumed session keeps the first one's clock (`Session.startClock`); on a clock
+  /// of its own, a fraction of a tick off, a rep near its threshold could go either way.
+  @Test func aStreamResumedWhereverItWasCutCountsAsOneNeverCut() throws {
+    var options = RecordingOptions()
+    options.camera = .front
+    options.fps = 30
+    let recording = Recorder.record(
+      try WorkoutPlan.parse("squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8"),
+      options: options, seed: 6001)
+    let lines =
+      [recording.header.jsonLine]
+      + recording.frames.map {
+        PoseFileWriter.jsonFrameLine(
+          t: $0.t, people: $0.pose.hasPerson ? [$0.pose] : [], header: recording.header)
+      }
+    let whole = StreamDriver(runtime: Recordings.runtime)
+    whole.send(Recordings.text(lines), chunk: 1500)
+    whole.end()
+    let expected = Recordings.summary(whole.receivedLines)
+    var resumes = 0
+    for cut in stride(from: 60, to: lines.count, by: 30) {
+      let first = StreamDriver(runtime: Recordings.runtime)
+      first.send(Recordings.text(Array(lines.prefix(cut))), chunk: 1500)
+      guard let checkpoint = first.checkpoints.last else { continue }
+      let second = StreamDriver(runtime: Recordings.runtime)
+      second.send(Recordings.text([Recordings.header(lines[0], #""resume":"x""#)]), chunk: 1500)
+      second.answerClaim(.success(.resumed(checkpoint)))
+      second.send(Recordings.text(Array(lines.dropFirst())), chunk: 1500)
+      second.end()
+      resumes += 1
+      #expect(
+        Recordings.summary(second.receivedLines) == expected,
+        "cut at \(recording.frames[cut - 2].t) s, resumed from \(checkpoint.t) s")
+    }
+    #expect(resumes > 40)
+  }
+
   @Test func aClientThatDoesNotResendIsTold() throws {
     let (checkpoint, _) = Self.interrupted(at: 0.2)
     let underWay = try #require(checkpoint.underWay)

@@ -33,6 +33,9 @@ public struct FramePipeline: Sendable {
   /// Ticks a second.
   public var tickRate: Double { resampler.fps }
 
+  /// The first tick falls at `t` (`Resampler.startClock(at:)`).
+  public mutating func startClock(at t: Double) { resampler.startClock(at: t) }
+
   /// Takes one decoded frame; calls `emit` for each resampled tick it completes.
   public mutating func push(_ frame: PeopleFrame, emit: (_ pose: Pose, _ t: Double) throws -> Void)
     rethrows

@@ -1,6 +1,7 @@
 /// Turns poses at irregular times into a steady stream at `fps` (30 by default), causally.
 ///
-/// The output clock starts at the first input's time and ticks every 1/fps seconds. Each tick
+/// The output clock starts at the first input's time (or where `startClock(at:)` says) and ticks
+/// every 1/fps seconds. Each tick
 /// is made from the two input frames around it:
 /// - When they are at most `maxGap` apart (a short gap, 0.25 s by default), a joint present in
 ///   both is interpolated linearly (confidence: the smaller), and a joint present in one only is
@@ -24,6 +25,8 @@ public struct Resampler: Sendable {
   public let longestGap: Double
   private var previous: (t: Double, pose: Pose)?
   private var start = 0.0
+  /// Where the clock's first tick falls, if not at the first input (`startClock(at:)`).
+  private var firstTick: Double?
   /// How many ticks have been emitted.
   public private(set) var emitted = 0
 
@@ -32,6 +35,15 @@ public struct Resampler: Sendable {
     self.fps = fps
     self.maxGap = maxGap
     self.longestGap = longestGap
+  }
+
+  /// Makes the first tick fall at `t` rather than at the first input's time: a stream that goes
+  /// on from another's (a resumed session) keeps the other's clock, so its ticks are the other's
+  /// ticks and not a fraction of a tick off them, whatever the frames' times. Ticks up to the
+  /// first input take its pose. Before the first input only.
+  public mutating func startClock(at t: Double) {
+    precondition(previous == nil, "Resampler.startClock: the clock has started")
+    firstTick = t
   }
 
   /// Takes one input frame and calls `emit` with each output tick it completes, in order, and
@@ -48,8 +60,12 @@ public struct Resampler: Sendable {
     guard t.isFinite else { return }
     guard let (t0, before) = previous else {
       previous = (t, pose)
-      start = t
-      try emitTick(pose, emit)
+      start = firstTick.map { t - $0 < longestGap ? $0 : t } ?? t
+      while tickTime <= t + 1e-9 {
+        let tick = tickTime
+        try emitTick(pose, emit)
+        if tickTime <= tick { break }
+      }
       return
     }
     guard t >= t0 else { return }

@@ -84,6 +84,7 @@ final class PersonSession {
   var currentReps: Int { sets.currentReps }
   var summary: [ExerciseTotal] { sets.summary }
   var tickClock: (ticks: Int, rate: Double) { (pipeline.ticks, pipeline.tickRate) }
+  func startClock(at t: Double) { pipeline.startClock(at: t) }
   func carry(_ earlier: [SetRecord]) { sets.carry(earlier) }
 
   /// Takes one frame, whose time the stream has checked; calls `emit` with each event it

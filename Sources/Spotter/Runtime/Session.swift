@@ -192,6 +192,12 @@ public final class Session {
     return (clock.ticks, clock.rate, runtime.options.stride)
   }
 
+  /// The first tick falls at `t`, before the first frame: a session that goes on from another
+  /// (the daemon resuming one whose daemon died) keeps the other's clock from the tick after
+  /// the resume point, so its ticks, windows and predictions are the other's, not a fraction of
+  /// a tick off them (frame times are seldom on the clock).
+  public func startClock(at t: Double) { person.startClock(at: t) }
+
   /// Counts sets the person finished in an earlier session in this one's totals, so that its
   /// summary covers both: the daemon resuming a session whose own daemon died.
   public func carry(_ earlier: [SetRecord]) { person.carry(earlier) }

@@ -64,6 +64,9 @@ struct SetTracker: SetView {
   /// How long the classifier takes to recognise a restart after it began: half its window,
   /// then `dwell` predictions.
   private let recognitionLag: Double
+  /// Engines for the second opinion (`repsSeen(by:)`), made the first time an exercise is
+  /// tried.
+  private var trials: [String: RepCounter] = [:]
   /// What backfill counted, held until the start is reported.
   private var backfill: [RepEvent] = []
   /// Someone else has taken the stream over since the engines learned from the person they
@@ -156,14 +159,16 @@ struct SetTracker: SetView {
   /// The reps `label`'s engine, not the one under way, counts when it replays the kept ticks
   /// (the last `historySeconds`): how much of its movement it sees there. The classifier's
   /// second opinion, asked when it hesitates between look-alikes at a start, or predicts
-  /// another exercise confidently while the engine under way still counts; the replay's events
-  /// and samples go nowhere, and the engine starts its set afresh when it is started for real.
+  /// another exercise confidently while the engine under way still counts. The replay runs on
+  /// an engine of its own (`trials`), started from nothing: it neither learns from the
+  /// person's engines nor teaches them, so what a session counts never depends on what it
+  /// tried (a session resumed from a checkpoint counts as the one it continues).
   mutating func repsSeen(by label: String) -> Int {
-    guard label != activeLabel, let trial = counters[label] else { return 0 }
-    let listener = trial.engine.onSample
-    trial.engine.onSample = nil
-    defer { trial.engine.onSample = listener }
-    trial.startSet()
+    guard label != activeLabel, let definition = counters[label]?.definition else { return 0 }
+    let trial = trials[label] ?? RepCounter(definition)
+    trials[label] = trial
+    trial.reset()
+    trial.positionsAreLost = positionsAreLost
     for age in stride(from: history.count - 1, through: 0, by: -1) {
       let (time, pose) = history[age: age]
       trial.process(pose, t: time) { _ in }

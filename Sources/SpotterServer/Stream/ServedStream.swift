@@ -397,6 +397,7 @@ final class ServedStream {
     switch answer {
     case .success(.resumed(let checkpoint)):
       ledger.resume(from: checkpoint)
+      if let session { session.startClock(at: checkpoint.t + 1 / session.tickClock.rate) }
       session?.carry(checkpoint.record.sets)
       records.continueOne(from: checkpoint.record)
     case .success(.resumedAlready(let other)):
