@@ -25,7 +25,7 @@ enum CalibrateCommand {
       .value(
         "write", "FILE",
         "Set the temperature fitted on all the windows in this weights file (the model trained "
-          + "on all of them, whose folds these are)."),
+          + "on all of them, whose folds these are); give it again for more files."),
       .flag("json", "Print one JSON object."),
     ],
     discussion: """
@@ -62,7 +62,7 @@ enum CalibrateCommand {
         command: command)
     }
     let stride = try arguments.int("stride", range: 1...600)!
-    let target = try arguments.string("write").map { path in
+    let targets = try arguments.strings("write").map { path in
       let (metadata, parameters) = try WeightsFile.read(path)
       guard metadata.labels == models[0].labels else {
         throw CLIError.usage(
@@ -90,15 +90,16 @@ enum CalibrateCommand {
         errorCrossFitted: Calibration.expectedError(indices.map { crossFitted[$0] }),
         bands: Calibration.reliability(indices.map { crossFitted[$0] }, bands: bands))
     }
-    if let (path, metadata, parameters) = target {
+    for (path, metadata, parameters) in targets {
       var calibrated = metadata
       calibrated.temperature = fitted
       try WeightsFile.write(metadata: calibrated, parameters: parameters, to: path)
     }
+    let written = targets.map(\.0)
     print(
       arguments.flag("json")
-        ? json(rows, fitted: fitted, folds: foldTemperatures, written: target?.0)
-        : text(rows, fitted: fitted, folds: foldTemperatures, written: target?.0))
+        ? json(rows, fitted: fitted, folds: foldTemperatures, written: written)
+        : text(rows, fitted: fitted, folds: foldTemperatures, written: written))
     return 0
   }
 
@@ -144,7 +145,7 @@ enum CalibrateCommand {
     var bands: [(from: Double, windows: Int, accuracy: Double)]
   }
 
-  static func text(_ rows: [Row], fitted: Double, folds: [Int: Double], written: String?)
+  static func text(_ rows: [Row], fitted: Double, folds: [Int: Double], written: [String])
     -> String
   {
     var lines = [
@@ -157,9 +158,10 @@ enum CalibrateCommand {
     ]
     for row in rows {
       lines.append(
-        String(
-          format: "%-24@ %7d  %7.1f%%  %10.3f  %16.3f", row.name as NSString, row.windows,
-          100 * row.accuracy, row.errorAsIs, row.errorCrossFitted))
+        row.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+          + String(
+            format: " %7d  %7.1f%%  %10.3f  %16.3f", row.windows, 100 * row.accuracy,
+            row.errorAsIs, row.errorCrossFitted))
     }
     lines.append("")
     lines.append("Windows right, by calibrated confidence (cross-fitted):")
@@ -170,20 +172,22 @@ enum CalibrateCommand {
             String(format: "≥%.2f %d at %.0f%%", $0.from, $0.windows, 100 * $0.accuracy)
           }.joined(separator: "; "))
     }
-    if let written {
+    if !written.isEmpty {
       lines.append("")
-      lines.append(String(format: "Wrote temperature %.3f into %@.", fitted, written))
+      lines.append(
+        String(format: "Wrote temperature %.3f into ", fitted) + written.joined(separator: ", ")
+          + ".")
     }
     return lines.joined(separator: "\n")
   }
 
-  static func json(_ rows: [Row], fitted: Double, folds: [Int: Double], written: String?)
+  static func json(_ rows: [Row], fitted: Double, folds: [Int: Double], written: [String])
     -> String
   {
     let object: [String: Any] = [
       "temperature": fitted,
       "fold_temperatures": folds.sorted { $0.key < $1.key }.map(\.value),
-      "written": written as Any,
+      "written": written,
       "datasets": rows.map { row in
         [
           "name": row.name, "windows": row.windows, "accuracy": row.accuracy,
