@@ -84,9 +84,10 @@ import Testing
   /// the checkpoint's reps, and the client is told.
   /// The fleet check's first workout (`spotter-bench fleet`: squats, jumping jacks, curls; its
   /// frames a camera's, at times off any 30 fps clock), cut wherever, resumed from the last
-  /// checkpoint by a stream that gets every frame again: the summary is the uninterrupted
-  /// one's. The resumed session keeps the first one's clock (`Session.startClock`); on a clock
-  /// of its own, a fraction of a tick off, a rep near its threshold could go either way.
+  /// checkpoint by a stream that gets every frame again, and that one cut 10 s later and
+  /// resumed in turn: the summary is the uninterrupted one's. A resumed session keeps the first
+  /// one's clock (`Session.startClock`), and so do its own checkpoints; on a clock of its own,
+  /// a fraction of a tick off, a rep near its threshold could go either way.
   @Test func aStreamResumedWhereverItWasCutCountsAsOneNeverCut() throws {
     var options = RecordingOptions()
     options.camera = .front
@@ -104,20 +105,31 @@ import Testing
     whole.send(Recordings.text(lines), chunk: 1500)
     whole.end()
     let expected = Recordings.summary(whole.receivedLines)
+    /// A stream resumed from `checkpoint` that gets the frames up to `cut` (all without one).
+    func resumed(from checkpoint: Checkpoint, upTo cut: Int? = nil) -> StreamDriver {
+      let stream = StreamDriver(runtime: Recordings.runtime)
+      stream.send(Recordings.text([Recordings.header(lines[0], #""resume":"x""#)]), chunk: 1500)
+      stream.answerClaim(.success(.resumed(checkpoint)))
+      stream.send(Recordings.text(Array(lines[1..<(cut ?? lines.count)])), chunk: 1500)
+      if cut == nil { stream.end() }
+      return stream
+    }
     var resumes = 0
     for cut in stride(from: 60, to: lines.count, by: 30) {
       let first = StreamDriver(runtime: Recordings.runtime)
       first.send(Recordings.text(Array(lines.prefix(cut))), chunk: 1500)
       guard let checkpoint = first.checkpoints.last else { continue }
-      let second = StreamDriver(runtime: Recordings.runtime)
-      second.send(Recordings.text([Recordings.header(lines[0], #""resume":"x""#)]), chunk: 1500)
-      second.answerClaim(.success(.resumed(checkpoint)))
-      second.send(Recordings.text(Array(lines.dropFirst())), chunk: 1500)
-      second.end()
       resumes += 1
       #expect(
-        Recordings.summary(second.receivedLines) == expected,
+        Recordings.summary(resumed(from: checkpoint).receivedLines) == expected,
         "cut at \(recording.frames[cut - 2].t) s, resumed from \(checkpoint.t) s")
+      guard cut + 300 < lines.count,
+        let again = resumed(from: checkpoint, upTo: cut + 300).checkpoints.last,
+        again.t > checkpoint.t
+      else { continue }
+      #expect(
+        Recordings.summary(resumed(from: again).receivedLines) == expected,
+        "cut at \(recording.frames[cut - 2].t) s and 10 s later, resumed from \(again.t) s")
     }
     #expect(resumes > 40)
   }

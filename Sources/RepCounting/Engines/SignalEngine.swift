@@ -208,10 +208,12 @@ final class SignalEngine: RepEngine {
     abandon()
   }
 
-  /// Keeps the recent reps (their ranges and pace, for `learn_seconds`) and the measured noise.
+  /// Keeps the recent reps (their ranges and tempo, for `learn_seconds`) and the measured noise;
+  /// the set's pace (`movement(at:)`) is its own.
   func startSet() {
     abandon()
     count = 0
+    pace.removeAll()
   }
 
   /// Forgets the movement under way, keeping the count and what was learned.

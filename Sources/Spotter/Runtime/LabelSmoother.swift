@@ -37,6 +37,9 @@ struct LabelSmoother {
   /// rep.
   private var quietStreak = 0
   private var quietSince = 0.0
+  /// Predictions until the second opinion may be asked again, after it said no (it replays the
+  /// kept frames: once per `switchDwell` predictions is enough).
+  private var secondOpinionRest = 0
   /// A label that may not start again until a prediction of something else (a set ended by its
   /// goal while the person finishes the movement).
   private(set) var held: Int?
@@ -119,32 +122,44 @@ struct LabelSmoother {
       let doubted =
         exitStreak >= options.exitPredictions
         && (!movement.goesOn || absentStreak >= options.exitPredictions)
-      let switched =
-        quietStreak >= options.switchDwell
-        || (confident && label != active && streak >= options.switchDwell
-          && secondOpinion(label!))
+      if secondOpinionRest > 0 { secondOpinionRest -= 1 }
+      var switched = quietStreak >= options.switchDwell
+      if !switched && confident && label != active && streak >= options.switchDwell
+        && secondOpinionRest == 0
+      {
+        switched = secondOpinion(label!)
+        if !switched { secondOpinionRest = options.switchDwell }
+      }
       let stopped = stillStreak >= options.exitPredictions
       if doubted || switched || stopped {
         let at = switched ? candidateSince : doubted ? exitSince : stillSince
         changes.ended = (active, min(at, heldDoubtSince ?? at))
-        heldDoubtSince = nil
-        settledAgainst = nil
         if stopped && !doubted && !switched {
           held = active
           changes.endedStill = true
         }
         self.active = nil
-        exitStreak = 0
-        stillStreak = 0
-        quietStreak = 0
+        clearSetState()
       }
     }
     if self.active == nil, let candidate, streak >= options.dwell {
       self.active = candidate
-      exitStreak = 0
+      clearSetState()
       changes.started = (candidate, candidateSince)
     }
     return changes
+  }
+
+  /// Forgets what was counted towards ending the set under way: a set that ends or starts
+  /// begins none of it.
+  private mutating func clearSetState() {
+    exitStreak = 0
+    absentStreak = 0
+    stillStreak = 0
+    quietStreak = 0
+    secondOpinionRest = 0
+    heldDoubtSince = nil
+    settledAgainst = nil
   }
 
   /// The set of `label` goes on after all (its engine counted a rep after the smoother ended
@@ -152,30 +167,28 @@ struct LabelSmoother {
   /// against: it is under way.
   mutating func resume(_ label: Int, settledAgainst lookAlike: Int? = nil) {
     active = label
-    settledAgainst = lookAlike
     held = nil
     candidate = nil
     streak = 0
-    exitStreak = 0
-    stillStreak = 0
-    quietStreak = 0
-    heldDoubtSince = nil
+    clearSetState()
+    settledAgainst = lookAlike
   }
 
-  /// Ends the exercise under way from outside (its goal was reached): it may start again only
-  /// after the classifier has seen something else.
-  mutating func endAndHold() {
-    settledAgainst = nil
-    held = active
+  /// Ends the set of `label` (the one under way if nil) from outside (its goal was reached): it
+  /// may start again only after the classifier has seen something else.
+  mutating func endAndHold(_ label: Int? = nil) {
+    held = label ?? active
     active = nil
     candidate = nil
     streak = 0
-    exitStreak = 0
+    clearSetState()
   }
 
-  /// Whether the classifier doubts the set under way (`exitPredictions` of something else) while
-  /// its movement keeps it.
-  var doubtsSetUnderWay: Bool { active != nil && heldDoubtSince != nil }
+  /// Whether the classifier doubts the set under way now (`exitPredictions` in a row of
+  /// something else) while its movement keeps it.
+  var doubtsSetUnderWay: Bool {
+    active != nil && heldDoubtSince != nil && exitStreak >= options.exitPredictions
+  }
 
   /// Since when the classifier has doubted the exercise under way (nil while it agrees).
   var doubtedSince: Double? {

@@ -138,7 +138,7 @@ final class PersonSession {
     let due = recogniser?.push(pose) ?? false
     switch sets.tick(pose, t: t, emit: emit) {
     case .nothing: break
-    case .goalReached: recogniser?.endAndHold()
+    case .goalReached(let label): recogniser?.endAndHold(label)
     case .resumed(let label): recogniser?.resume(label)
     }
     if due {
@@ -149,10 +149,10 @@ final class PersonSession {
   /// The recogniser's decision, handed to the sets: the end first (a switch), then the start,
   /// whose backfill may reach a goal and hold the exercise.
   private func apply(_ decision: Recogniser.Decision, emit: (SpotterEvent) -> Void) {
-    sets.hear(doubts: recogniser!.doubtsSetUnderWay, held: recogniser!.heldLabel, emit: emit)
     if let at = decision.ended {
       sets.classifierEnded(at: at, watch: decision.endedStill, emit: emit)
     }
+    sets.hear(doubts: recogniser!.doubtsSetUnderWay, held: recogniser!.heldLabel, emit: emit)
     if let started = decision.started,
       sets.start(started.label, at: started.at, confidence: started.confidence, emit: emit)
     {

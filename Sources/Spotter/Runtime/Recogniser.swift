@@ -165,7 +165,9 @@ struct Recogniser {
 
   /// The set under way reached its goal and ended: its exercise may start again only after
   /// the classifier has seen something else.
-  mutating func endAndHold() { smoother.endAndHold() }
+  mutating func endAndHold(_ label: String? = nil) {
+    smoother.endAndHold(label.flatMap(labels.firstIndex(of:)))
+  }
 
   /// Whether the classifier doubts the set under way while its movement keeps it.
   var doubtsSetUnderWay: Bool { smoother.doubtsSetUnderWay }

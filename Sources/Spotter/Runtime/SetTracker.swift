@@ -129,6 +129,10 @@ struct SetTracker: SetView {
   func movement(at t: Double) -> SetMovement {
     guard let counter, pendingEnd == nil else { return .still }
     var movement = counter.engine.movement(at: t)
+    if movement.lastRep > lastRepEnd && !movement.repUnderWay {
+      // Reps the engine counted and the set did not tell (unlike its own) are no sign of it.
+      movement.goesOn = movement.period.map { t - lastRepEnd <= 2 * $0 } ?? false
+    }
     movement.lastRep = lastRepEnd
     return movement
   }
@@ -153,7 +157,7 @@ struct SetTracker: SetView {
     self.watched = nil
     let goal = start(
       watched.label, at: t, confidence: watched.confidence, reachingBackTo: repStart, emit: emit)
-    return goal ? .goalReached : .resumed(watched.label)
+    return goal ? .goalReached(watched.label) : .resumed(watched.label)
   }
 
   /// The reps `label`'s engine, not the one under way, counts when it replays the kept ticks
@@ -164,7 +168,7 @@ struct SetTracker: SetView {
   /// person's engines nor teaches them, so what a session counts never depends on what it
   /// tried (a session resumed from a checkpoint counts as the one it continues).
   mutating func repsSeen(by label: String) -> Int {
-    guard label != activeLabel, let definition = counters[label]?.definition else { return 0 }
+    guard let definition = counters[label]?.definition else { return 0 }
     let trial = trials[label] ?? RepCounter(definition)
     trials[label] = trial
     trial.reset()
@@ -179,8 +183,8 @@ struct SetTracker: SetView {
   /// What a tick changed beyond its events.
   enum TickOutcome: Equatable {
     case nothing
-    /// A goal was reached: the set ended.
-    case goalReached
+    /// A goal was reached: the set of this exercise ended.
+    case goalReached(String)
     /// The set the classifier had ended counted a rep: it goes on (or, after its end was told,
     /// starts again).
     case resumed(String)
@@ -219,7 +223,7 @@ struct SetTracker: SetView {
     guard let label = activeLabel, let counter else { return .nothing }
     counter.process(pose, t: t) { engineEvent($0, of: label, emit: emit) }
     if chosen == nil { activeCountedUntil = t }
-    if checkGoal(at: t, emit: emit) { return .goalReached }
+    if checkGoal(at: t, emit: emit) { return .goalReached(label) }
     if resumedNow {
       resumedNow = false
       return .resumed(label)
@@ -235,7 +239,8 @@ struct SetTracker: SetView {
   private mutating func engineEvent(
     _ event: RepEvent, of label: String, emit: (SpotterEvent) -> Void
   ) {
-    guard let typical = doubtedRepDuration ?? pendingEnd?.repDuration else {
+    guard let typical = doubtedRepDuration ?? pendingEnd.map({ $0.repDuration ?? .infinity })
+    else {
       return repEvent(for: label, event, backfilled: false, emit: emit)
     }
     provisional.append(event)
@@ -284,16 +289,17 @@ struct SetTracker: SetView {
     _ label: String, at t: Double, confidence: Float, reachingBackTo since: Double? = nil,
     emit: (SpotterEvent) -> Void
   ) -> Bool {
-    watched = nil
     if let pending = pendingEnd {
       // The same exercise again soon enough (it began about half a window before the
-      // classifier saw it): the same set goes on.
+      // classifier saw it): the same set goes on, with what its engine saw meanwhile.
       if label == activeLabel && t - halfWindow <= pending.mergeUntil {
         pendingEnd = nil
+        tellProvisional(of: label, keepingRepsLike: pending.repDuration ?? .infinity, emit: emit)
         return false
       }
       tellEnd(at: pending.at, emit: emit)
     }
+    watched = nil
     activeLabel = label
     activeSince = t
     activeConfidence = confidence
@@ -368,7 +374,10 @@ struct SetTracker: SetView {
   /// kept its label (`watched`); then it ended at its last rep.
   mutating func classifierEnded(at t: Double, watch: Bool, emit: (SpotterEvent) -> Void) {
     guard let counter, setReps > 0 else {
-      return end(at: t, byClassifier: true, emit: emit)
+      let stopped = activeLabel.flatMap { label in counter.map { (label, $0, activeConfidence) } }
+      end(at: t, byClassifier: true, emit: emit)
+      if watch { watched = stopped }
+      return
     }
     let movement = counter.engine.movement(at: lastTime)
     let kept = lastRepEnd + 2 * (movement.period ?? 0)
@@ -411,6 +420,7 @@ struct SetTracker: SetView {
   /// half a window before; but not before the last rep was done.
   mutating func end(at t: Double, byClassifier: Bool, emit: (SpotterEvent) -> Void) {
     pendingEnd = nil
+    resumedNow = false
     doubtedRepDuration = nil
     provisional.removeAll(keepingCapacity: true)
     guard let label = activeLabel else { return }

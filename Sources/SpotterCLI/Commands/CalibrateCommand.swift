@@ -73,7 +73,13 @@ enum CalibrateCommand {
     }
     var windows: [Calibration.Window] = []
     for (dataset, file) in files.enumerated() {
-      windows += try heldOutWindows(file, dataset: dataset, models: models, stride: stride)
+      let held = try heldOutWindows(file, dataset: dataset, models: models, stride: stride)
+      for fold in models.indices where !held.contains(where: { $0.fold == fold }) {
+        throw CLIError.failure(
+          "\(file) has no window the model of fold \(fold) left out: give every fold clips to "
+            + "classify (clip n is in fold n mod \(models.count))", hint: nil)
+      }
+      windows += held
     }
     // Three decimals, as the weights file keeps it.
     let fitted = (Calibration.fitTemperature(windows) * 1000).rounded() / 1000
@@ -111,8 +117,14 @@ enum CalibrateCommand {
     var windows: [Calibration.Window] = []
     var cache: (path: String, recording: ResampledRecording)?
     let progress = ProgressLine(total: annotations.count, unit: "clip")
+    let unknown = Set(annotations.map(\.label)).subtracting(models[0].labels)
+    guard unknown.isEmpty else {
+      throw CLIError.failure(
+        "\(file) has labels the models do not know (\(unknown.sorted().joined(separator: ", "))); "
+          + "expected the models' labels: \(models[0].labels.joined(separator: ", "))", hint: nil)
+    }
     for (number, annotation) in annotations.enumerated() {
-      guard let truth = models[0].labels.firstIndex(of: annotation.label) else { continue }
+      let truth = models[0].labels.firstIndex(of: annotation.label)!
       if cache?.path != annotation.resolvedPath {
         cache = (annotation.resolvedPath, try ResampledRecording.read(annotation.resolvedPath))
       }

@@ -30,7 +30,8 @@ struct ResumeLedger {
   /// A set ended during the session's last call: the resume point moves there, and a
   /// checkpoint is taken, once the call has returned (the session is busy emitting meanwhile).
   var setEndedAt: Double?
-  /// The time of the first frame this session counted (ticks are reckoned from it).
+  /// The time of this session's first tick: its first frame's, or, resumed, the tick after the
+  /// checkpoint's (ticks are reckoned from it).
   private(set) var firstFrame: Double?
 
   /// The checkpoint resumed, until the first frame after it shows whether the client resent
@@ -42,12 +43,14 @@ struct ResumeLedger {
   /// round finds no more than the backlog waiting.
   var replaying = false
 
-  /// Goes on from `checkpoint`, whose frames up to its time were counted.
-  mutating func resume(from checkpoint: Checkpoint) {
+  /// Goes on from `checkpoint`, whose frames up to its time were counted, on the first
+  /// session's clock (`rate` ticks a second): its first tick is the one after the checkpoint's.
+  mutating func resume(from checkpoint: Checkpoint, rate: Double) {
     resumed = checkpoint
     resendFrom = checkpoint.t
     replaying = true
     resumePoint = checkpoint.t
+    firstFrame = checkpoint.t + 1 / rate
   }
 
   /// The session counted its first frame, at `t`.

@@ -396,8 +396,9 @@ final class ServedStream {
     var problem: String?
     switch answer {
     case .success(.resumed(let checkpoint)):
-      ledger.resume(from: checkpoint)
-      if let session { session.startClock(at: checkpoint.t + 1 / session.tickClock.rate) }
+      let rate = session?.tickClock.rate ?? 30
+      ledger.resume(from: checkpoint, rate: rate)
+      session?.startClock(at: checkpoint.t + 1 / rate)
       session?.carry(checkpoint.record.sets)
       records.continueOne(from: checkpoint.record)
     case .success(.resumedAlready(let other)):
