@@ -25,12 +25,18 @@ public enum Calibration {
     public var fold: Int
     /// Which data set it came from (an index into the caller's list).
     public var dataset: Int
+    /// Its stream's frames were normalised to their own box (`FrameBoxCorrector`): a model is
+    /// calibrated for such streams apart (`ModelMetadata.normalisedFramesTemperature`).
+    public var normalisedFrames: Bool
 
-    public init(probabilities: [Float], truth: Int, fold: Int, dataset: Int) {
+    public init(
+      probabilities: [Float], truth: Int, fold: Int, dataset: Int, normalisedFrames: Bool = false
+    ) {
       self.probabilities = probabilities
       self.truth = truth
       self.fold = fold
       self.dataset = dataset
+      self.normalisedFrames = normalisedFrames
     }
   }
 

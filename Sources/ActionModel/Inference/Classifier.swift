@@ -13,6 +13,10 @@ public final class Classifier: @unchecked Sendable {
   public var labels: [String] { metadata.labels }
   /// What the logits are divided by before the softmax (`ModelMetadata.temperature`).
   let temperature: Float
+  /// For a stream of frames normalised to their own box: the power its probabilities are
+  /// raised to (and normalised) on top of `temperature`'s softmax, the ratio of the two
+  /// temperatures (`ModelMetadata.normalisedFramesTemperature`); nil without one.
+  public let normalisedFramesPower: Float?
   private let weights: UnsafeMutableBufferPointer<Float>
   private let layout: ParameterLayout
   /// Each layer's output when every input frame is zero (nobody): constant over time, so a
@@ -45,6 +49,9 @@ public final class Classifier: @unchecked Sendable {
       metadata.labels.count == metadata.architecture.classes, "labels do not match classes")
     self.metadata = metadata
     temperature = Float(metadata.temperature ?? 1)
+    normalisedFramesPower = metadata.normalisedFramesTemperature.map {
+      Float((metadata.temperature ?? 1) / $0)
+    }
     weights = .allocate(capacity: parameters.values.count)
     _ = weights.initialize(from: parameters.values)
     layout = parameters.layout

@@ -15,10 +15,15 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
   /// how often windows like it are right (`spotter calibrate`, fitted on windows the model did
   /// not train on). Absent: 1, the network's own softmax (files before calibration).
   public var temperature: Double?
+  /// The same for streams whose frames were each normalised to their own box
+  /// (`FrameBoxCorrector`), on which a model is right less often than it is sure: the session
+  /// uses it once it knows its stream is one. Absent: `temperature`.
+  public var normalisedFramesTemperature: Double?
 
   public init(
     architecture: NetworkConfig, labels: [String], fps: Double = 30,
-    features: FeatureSpec = FeatureSpec(), provenance: Provenance, temperature: Double? = nil
+    features: FeatureSpec = FeatureSpec(), provenance: Provenance, temperature: Double? = nil,
+    normalisedFramesTemperature: Double? = nil
   ) {
     self.architecture = architecture
     self.labels = labels
@@ -26,6 +31,12 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
     self.features = features
     self.provenance = provenance
     self.temperature = temperature
+    self.normalisedFramesTemperature = normalisedFramesTemperature
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case architecture, labels, fps, features, provenance, temperature
+    case normalisedFramesTemperature = "normalised_frames_temperature"
   }
 
   /// Where the weights came from.
@@ -67,8 +78,12 @@ public struct ModelMetadata: Codable, Equatable, Sendable {
         + "version \(features.version) makes \(features.featuresPerFrame)"
     }
     if !(fps > 0 && fps.isFinite) { return "fps is \(fps); expected a number above 0" }
-    if let temperature, !(temperature >= 0.05 && temperature <= 20) {
-      return "temperature is \(temperature); expected a number from 0.05 to 20"
+    for (key, value) in [
+      ("temperature", temperature), ("normalised_frames_temperature", normalisedFramesTemperature),
+    ] {
+      if let value, !(value >= 0.05 && value <= 20) {
+        return "\(key) is \(value); expected a number from 0.05 to 20"
+      }
     }
     return nil
   }

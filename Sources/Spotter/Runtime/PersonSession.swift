@@ -95,13 +95,20 @@ final class PersonSession {
       takeoversSeen = pipeline.takeovers
       sets.takenOver()
     }
-    if pipeline.correctsBoxedFrames { sets.losePositions() }
+    if pipeline.correctsBoxedFrames { losePositions() }
   }
 
   /// Takes one tick that the caller followed and resampled itself (`Session.push(tick:)`).
   func push(tick pose: Pose, t: Double, positionsAreLost lost: Bool, emit: (SpotterEvent) -> Void) {
-    if lost { sets.losePositions() }
+    if lost { losePositions() }
     tick(pose, t: t, emit: emit)
+  }
+
+  /// The frames are normalised to their own box: the engines are told, and the recogniser
+  /// takes the model's temperature for such streams.
+  private func losePositions() {
+    sets.losePositions()
+    recogniser?.framesAreBoxed = true
   }
 
   // MARK: batched predictions (`Session.predictionDue`)

@@ -2,6 +2,12 @@ import ActionModel
 import Poses
 import RepCounting
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A person's exercise recognition: each tick's features through the streaming classifier,
 /// every `stride` ticks a prediction of the last window (unless too little of it shows a
 /// person), smoothed into the starts and ends it returns (`Decision`), which the session hands
@@ -29,6 +35,11 @@ struct Recogniser {
   private let lookAlikes: [[Int]]
   /// The runner-up of each of the last `dwell` predictions, and its probability.
   private var runnersUp: FixedRing<(label: Int, probability: Float)>
+  /// The stream's frames are normalised to their own box: probabilities are raised to the
+  /// model's `normalisedFramesPower` (its temperature for such streams).
+  var framesAreBoxed = false
+  /// `Classifier.normalisedFramesPower`.
+  private let normalisedFramesPower: Float?
   /// Tests: probabilities written over the network's, at each prediction's time.
   var script: ((_ t: Double, _ probabilities: inout [Float]) -> Void)?
 
@@ -58,6 +69,7 @@ struct Recogniser {
       (catalogue.definition(forLabel: label)?.looksLike ?? []).compactMap(labels.firstIndex(of:))
     }
     runnersUp = FixedRing(capacity: max(1, options.dwell), repeating: (0, 0))
+    normalisedFramesPower = classifier.normalisedFramesPower
   }
 
   /// A prediction is waiting for the caller's batch (`Session.predictionDue`).
@@ -108,6 +120,7 @@ struct Recogniser {
     at t: Double, sets: inout some SetView, emit: (SpotterEvent) -> Void
   ) -> Decision {
     probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+    if framesAreBoxed, let power = normalisedFramesPower { Self.raise(&probabilities, to: power) }
     script?(t, &probabilities)
     let best = probabilities.indexOfLargest!
     let confidence = probabilities[best]
@@ -145,6 +158,16 @@ struct Recogniser {
     return Decision(
       ended: changes.ended?.at, endedStill: changes.endedStill,
       started: (labels[started.label], started.at, confidence))
+  }
+
+  /// p^power, normalised: the softmax of the logits at another temperature. Allocates nothing.
+  static func raise(_ probabilities: inout [Float], to power: Float) {
+    var sum: Float = 0
+    for index in probabilities.indices {
+      probabilities[index] = powf(max(probabilities[index], 1e-30), power)
+      sum += probabilities[index]
+    }
+    for index in probabilities.indices { probabilities[index] /= sum }
   }
 
   /// The look-alike of `label` that was the runner-up of one of the last `dwell` predictions

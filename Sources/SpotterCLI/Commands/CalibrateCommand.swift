@@ -24,7 +24,7 @@ enum CalibrateCommand {
         default: "10"),
       .value(
         "write", "FILE",
-        "Set the temperature fitted on all the windows in this weights file (the model trained "
+        "Set the temperatures fitted on all the windows in this weights file (the model trained "
           + "on all of them, whose folds these are); give it again for more files."),
       .flag("json", "Print one JSON object."),
     ],
@@ -32,11 +32,14 @@ enum CalibrateCommand {
       Each clip (annotation) is classified as 'spotter eval' classifies it, by the fold model
       that left it out (clip n of a file is in fold n mod K), window by window. Temperature
       scaling divides the logits by T before the softmax; T is fitted by the likelihood of the
-      true labels, each data set weighing the same. Reported by data set: accuracy of the
+      true labels, each data set weighing the same: one for streams with positions, one for
+      streams whose frames were each normalised to their own box (a model is sure of such
+      frames far more often than it is right, and a session knows when its stream is one).
+      Reported by data set: accuracy of the
       windows, expected calibration error (15 bins) at T = 1 and at the temperature fitted on
       the other folds' windows (cross-fitted: the fit never sees the windows it is judged on),
       and how often windows are right by their calibrated confidence. The shipped model's
-      temperature is the one fitted on every fold's windows (Weights/MODEL_CARD.md).
+      temperatures are the ones fitted on every fold's windows (Weights/MODEL_CARD.md).
       """,
     run: run
   )
@@ -81,9 +84,23 @@ enum CalibrateCommand {
       }
       windows += held
     }
-    // Three decimals, as the weights file keeps it.
-    let fitted = (Calibration.fitTemperature(windows) * 1000).rounded() / 1000
-    let (crossFitted, foldTemperatures) = Calibration.crossFitted(windows)
+    // One temperature for streams with positions, one for streams whose frames were each
+    // normalised to their own box (the runtime knows which it has), each fitted on its own
+    // windows; three decimals, as the weights file keeps them.
+    var fitted: [Bool: Double] = [:]
+    var foldTemperatures: [Bool: [Int: Double]] = [:]
+    var crossFitted = [(Double, Bool)](repeating: (0, false), count: windows.count)
+    for normalised in [false, true] {
+      let indices = windows.indices.filter { windows[$0].normalisedFrames == normalised }
+      guard !indices.isEmpty else { continue }
+      let group = indices.map { windows[$0] }
+      fitted[normalised] = (Calibration.fitTemperature(group) * 1000).rounded() / 1000
+      let (confidences, byFold) = Calibration.crossFitted(group)
+      foldTemperatures[normalised] = byFold
+      for (index, confidence) in zip(indices, confidences) { crossFitted[index] = confidence }
+    }
+    let temperature = fitted[false] ?? fitted[true]!
+    let normalisedFramesTemperature = fitted[false] == nil ? nil : fitted[true]
     let asIs = Calibration.confidences(windows, temperature: 1)
     let rows = files.indices.map { dataset in
       let indices = windows.indices.filter { windows[$0].dataset == dataset }
@@ -98,14 +115,16 @@ enum CalibrateCommand {
     }
     for (path, metadata, parameters) in targets {
       var calibrated = metadata
-      calibrated.temperature = fitted
+      calibrated.temperature = temperature
+      calibrated.normalisedFramesTemperature = normalisedFramesTemperature
       try WeightsFile.write(metadata: calibrated, parameters: parameters, to: path)
     }
+    let fit = Fit(
+      temperature: temperature, normalisedFrames: normalisedFramesTemperature,
+      folds: foldTemperatures[false] ?? foldTemperatures[true]!,
+      normalisedFramesFolds: normalisedFramesTemperature == nil ? nil : foldTemperatures[true])
     let written = targets.map(\.0)
-    print(
-      arguments.flag("json")
-        ? json(rows, fitted: fitted, folds: foldTemperatures, written: written)
-        : text(rows, fitted: fitted, folds: foldTemperatures, written: written))
+    print(arguments.flag("json") ? json(rows, fit, written: written) : text(rows, fit, written: written))
     return 0
   }
 
@@ -136,15 +155,26 @@ enum CalibrateCommand {
         cache!.recording, from: annotation.startTime, to: annotation.endTime, classifier: model,
         stride: stride
       ).windows
+      let normalised = cache!.recording.positionsLostAfterTick != nil
       for probabilities in scored {
         let raw = Calibration.rescaled(probabilities, temperature: 1 / own).map { Float($0) }
         windows.append(
-          Calibration.Window(probabilities: raw, truth: truth, fold: fold, dataset: dataset))
+          Calibration.Window(
+            probabilities: raw, truth: truth, fold: fold, dataset: dataset,
+            normalisedFrames: normalised))
       }
       progress.advance(to: number + 1)
     }
     progress.finish()
     return windows
+  }
+
+  /// The temperatures fitted on every fold's windows, and on the other folds', fold by fold.
+  struct Fit {
+    var temperature: Double
+    var normalisedFrames: Double?
+    var folds: [Int: Double]
+    var normalisedFramesFolds: [Int: Double]?
   }
 
   /// One data set's line of the report.
@@ -157,17 +187,21 @@ enum CalibrateCommand {
     var bands: [(from: Double, windows: Int, accuracy: Double)]
   }
 
-  static func text(_ rows: [Row], fitted: Double, folds: [Int: Double], written: [String])
-    -> String
-  {
+  static func text(_ rows: [Row], _ fit: Fit, written: [String]) -> String {
+    func folds(_ temperatures: [Int: Double]) -> String {
+      temperatures.sorted { $0.key < $1.key }.map { String(format: "%.3f", $0.value) }
+        .joined(separator: ", ")
+    }
     var lines = [
-      String(format: "Temperature fitted on every fold's windows: %.3f", fitted),
-      "  fitted on the other folds', fold by fold: "
-        + folds.sorted { $0.key < $1.key }.map { String(format: "%.3f", $0.value) }
-        .joined(separator: ", "),
-      "",
-      "data set                 windows  accuracy  ECE at T=1  ECE cross-fitted",
+      String(format: "Temperature fitted on every fold's windows: %.3f", fit.temperature),
+      "  fitted on the other folds', fold by fold: " + folds(fit.folds),
     ]
+    if let normalised = fit.normalisedFrames, let byFold = fit.normalisedFramesFolds {
+      lines.append(
+        String(format: "Streams of frames normalised to their own box: %.3f", normalised))
+      lines.append("  fitted on the other folds', fold by fold: " + folds(byFold))
+    }
+    lines += ["", "data set                 windows  accuracy  ECE at T=1  ECE cross-fitted"]
     for row in rows {
       lines.append(
         row.name.padding(toLength: 24, withPad: " ", startingAt: 0)
@@ -186,19 +220,19 @@ enum CalibrateCommand {
     }
     if !written.isEmpty {
       lines.append("")
-      lines.append(
-        String(format: "Wrote temperature %.3f into ", fitted) + written.joined(separator: ", ")
-          + ".")
+      lines.append("Wrote the temperatures into " + written.joined(separator: ", ") + ".")
     }
     return lines.joined(separator: "\n")
   }
 
-  static func json(_ rows: [Row], fitted: Double, folds: [Int: Double], written: [String])
-    -> String
-  {
+  static func json(_ rows: [Row], _ fit: Fit, written: [String]) -> String {
     let object: [String: Any] = [
-      "temperature": fitted,
-      "fold_temperatures": folds.sorted { $0.key < $1.key }.map(\.value),
+      "temperature": fit.temperature,
+      "fold_temperatures": fit.folds.sorted { $0.key < $1.key }.map(\.value),
+      "normalised_frames_temperature": fit.normalisedFrames as Any,
+      "normalised_frames_fold_temperatures": fit.normalisedFramesFolds.map {
+        $0.sorted { $0.key < $1.key }.map(\.value)
+      } as Any,
       "written": written,
       "datasets": rows.map { row in
         [
