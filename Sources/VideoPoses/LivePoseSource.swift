@@ -129,7 +129,10 @@ public final class LivePoseSource: PoseSource {
     }
     let read: VideoPoseDetector.Frame
     do {
-      guard let decoded = try VideoPoseDetector.decodeFrame(line) else { return .end }
+      guard let decoded = try VideoPoseDetector.decodeFrame(line) else {
+        ending = .ended  // an end line decodeEnd did not read: the helper's plain end
+        return .end
+      }
       read = decoded
     } catch let problem as VideoPoseDetector.LineProblem {
       _ = helper.stop()
@@ -152,7 +155,11 @@ public final class LivePoseSource: PoseSource {
     self.frame.people.removeAll(keepingCapacity: true)
     if let pose = read.pose {
       raw.removeAll(keepingCapacity: true)
-      for joint in pose { raw += [joint.x, joint.y, joint.confidence] }
+      for joint in pose {
+        raw.append(joint.x)
+        raw.append(joint.y)
+        raw.append(joint.confidence)
+      }
       self.frame.people.append(
         raw.withUnsafeBufferPointer {
           PoseLayout.mediapipe33.canonicalPose(from: $0, space: header.space)

@@ -19,8 +19,8 @@ public struct SetMovement: Equatable, Sendable {
   /// A rep is under way: the signal has left its top, for no longer than the person's reps
   /// take.
   public var repUnderWay: Bool
-  /// Two reps or a rhythm give the set a pace: only then does the movement keep a set, or say
-  /// that it has stopped.
+  /// Two reps, or a rhythm and a rep, give the set a pace: only then does the movement keep a
+  /// set between its reps, or say that it has stopped.
   public var paced: Bool
 
   public init(

@@ -56,6 +56,7 @@ enum InterruptCleanup {
   /// Signals stop the process at once again.
   static func forgetGentleStop() {
     gentleStop = -1
+    if gentleEnd >= 0 { close(gentleEnd) }
     gentleEnd = -1
   }
 
