@@ -214,7 +214,7 @@ enum VideoCommand {
   static let liveOptions = ["history", "no-history", "view", "view-token-file"]
 
   /// The runtime's options that only the classifier uses: `spotter count` has none of them.
-  static let classifierOptions = ["weights", "stride", "enter", "dwell", "exit"]
+  static let classifierOptions = ["weights", "stride", "enter", "low", "dwell", "exit"]
 
   /// Refuses outputs that name the video, or each other, however they name it (another path,
   /// a symlink, a hard link): the pose file is renamed over its path and the page written over

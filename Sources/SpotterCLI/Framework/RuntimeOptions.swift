@@ -14,6 +14,10 @@ enum RuntimeOptions {
         "enter", "P", "Probability an exercise needs to lead with to start.",
         default: "\(defaults.enterConfidence)"),
       .value(
+        "low", "P",
+        "Below this top probability a prediction is low-confidence and never starts an exercise.",
+        default: "\(defaults.lowConfidence)"),
+      .value(
         "dwell", "N", "Predictions in a row to start an exercise.", default: "\(defaults.dwell)"),
       .value(
         "exit", "N",
@@ -55,6 +59,7 @@ enum RuntimeOptions {
     var options = SessionOptions()
     options.stride = try arguments.int("stride", range: 1...600)!
     options.enterConfidence = Float(try arguments.double("enter", range: 0...1)!)
+    options.lowConfidence = Float(try arguments.double("low", range: 0...1)!)
     options.dwell = try arguments.int("dwell", range: 1...100)!
     options.exitPredictions = try arguments.int("exit", range: 1...100)!
     options.goals = try goals(arguments)
