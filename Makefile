@@ -14,7 +14,7 @@ RELEASE_BIN = .build/release
 FOLD_TARGETS = fold-0 fold-1 fold-2 fold-3 fold-4
 
 .PHONY: all deps test-deps speech-deps build demo demo-speech video live live-check test lint bench \
-	eval eval-real folds proxy format clean tiny-weights libspotter weights report-check \
+	eval eval-real folds proxy calibrate format clean tiny-weights libspotter weights report-check \
 	fleet-check soak peers release-spotter $(FOLD_TARGETS)
 
 all: build
@@ -165,6 +165,14 @@ $(FOLD_TARGETS): release-spotter
 	mkdir -p .build/folds
 	$(TRAIN_ENV) $(RELEASE_BIN)/spotter train $(WEIGHTS_RECIPE) --fold $(@:fold-%=%)/5 \
 	  --annotations $(PENN) --annotations $(COUNTIX) --output .build/folds/$@.spotter
+
+# The shipped model's confidence made honest (Weights/MODEL_CARD.md, "Confidence"): its
+# temperatures fitted on the fold models' held-out windows (make folds first) and written into
+# Weights/default.spotter.
+calibrate: release-spotter
+	$(RELEASE_BIN)/spotter calibrate --annotations $(PENN) --annotations $(COUNTIX) \
+	  $(foreach fold,$(FOLD_TARGETS),--fold-weights .build/folds/$(fold).spotter) \
+	  --write Weights/default.spotter
 
 # The release build of the command line, which most targets run.
 release-spotter: deps

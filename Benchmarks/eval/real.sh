@@ -84,6 +84,15 @@ if [ -f "${folds[0]}" ]; then
   done
   section "Penn Action: clip labels, fold models"
   keep "clip labels, fold models" penn < <("$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}")
+  section "Penn Action: clip labels, fold models, each clip passed on as another pipeline passes it (--quirk, --frame-rate)"
+  for quirk in "normalised per frame:--quirk normalised-per-frame" "no face:--quirk no-face" \
+    "mirrored:--quirk mirrored" "at 15 fps:--frame-rate 15"; do
+    # shellcheck disable=SC2086  # the option and its value are two words
+    keep "clip labels, folds, ${quirk%%:*}" penn < <(
+      "$SPOTTER" eval --annotations "$PENN" "${fold_weights[@]}" ${quirk#*:} | head -1)
+  done
+  section "Confidence: the fold models' held-out windows calibrated (spotter calibrate; the shipped model's temperatures are these folds' fit: make calibrate)"
+  "$SPOTTER" calibrate --annotations "$PENN" --annotations "$COUNTIX" "${fold_weights[@]}"
   section "Penn Action: clip labels, fold models, by the view in each clip's header"
   report=$(mktemp)
   trap 'rm -f "$report"' EXIT

@@ -40,6 +40,12 @@ struct Recogniser {
   var framesAreBoxed = false
   /// `Classifier.normalisedFramesPower`.
   private let normalisedFramesPower: Float?
+  /// The model's temperature (`ModelMetadata.temperature`): the network's own probabilities
+  /// are the calibrated ones raised to it.
+  private let temperature: Float
+  /// The network's own probabilities, (K): what the smoother judges (its thresholds were
+  /// measured on them), where `probabilities` are what is reported.
+  private var raw: [Float]
   /// Tests: probabilities written over the network's, at each prediction's time.
   var script: ((_ t: Double, _ probabilities: inout [Float]) -> Void)?
 
@@ -70,6 +76,8 @@ struct Recogniser {
     }
     runnersUp = FixedRing(capacity: max(1, options.dwell), repeating: (0, 0))
     normalisedFramesPower = classifier.normalisedFramesPower
+    temperature = Float(classifier.metadata.temperature ?? 1)
+    raw = [Float](repeating: 0, count: classifier.config.classes)
   }
 
   /// A prediction is waiting for the caller's batch (`Session.predictionDue`).
@@ -115,32 +123,43 @@ struct Recogniser {
     return classify(at: t, sets: &sets, emit: emit)
   }
 
-  /// The window's probabilities: reported if asked, then smoothed.
+  /// The window's probabilities: reported (calibrated, for the stream's kind) if asked, then
+  /// smoothed (the network's own). A calibrated model's reported confidence is how often
+  /// windows like this one are right, and `low_confidence` marks those right less than about
+  /// 60% of the time; the smoother keeps to the network's own probabilities, on which its
+  /// thresholds count real sets best (Weights/MODEL_CARD.md, "Confidence").
   private mutating func classify(
     at t: Double, sets: inout some SetView, emit: (SpotterEvent) -> Void
   ) -> Decision {
     probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
-    if framesAreBoxed, let power = normalisedFramesPower { Self.raise(&probabilities, to: power) }
     script?(t, &probabilities)
-    let best = probabilities.indexOfLargest!
-    let confidence = probabilities[best]
+    for index in raw.indices { raw[index] = probabilities[index] }
+    if temperature != 1 { Self.raise(&raw, to: temperature) }
+    if framesAreBoxed, let power = normalisedFramesPower { Self.raise(&probabilities, to: power) }
+    let best = raw.indexOfLargest!
+    let confidence = raw[best]
     var runnerUp = best == 0 ? 1 : 0
-    for index in probabilities.indices where index != best {
-      if probabilities[index] > probabilities[runnerUp] { runnerUp = index }
+    for index in raw.indices where index != best {
+      if raw[index] > raw[runnerUp] { runnerUp = index }
     }
-    runnersUp.append((runnerUp, probabilities[runnerUp]))
+    runnersUp.append((runnerUp, raw[runnerUp]))
+    let reported = probabilities[best]
     if options.reportPredictions {
       emit(
         .prediction(
-          t: t, label: labels[best], confidence: Double(confidence),
-          lowConfidence: confidence < options.lowConfidence,
+          t: t, label: labels[best], confidence: Double(reported),
+          lowConfidence: reported < Self.reliable,
           probabilities: labels.indices.map { (labels[$0], Double(probabilities[$0])) }))
     }
-    return smooth(label: best, confidence: confidence, at: t, sets: &sets)
+    return smooth(label: best, confidence: confidence, reported: reported, at: t, sets: &sets)
   }
 
+  /// A calibrated prediction under this is right less than about 60% of the time, and is
+  /// reported as low-confidence.
+  static let reliable: Float = 0.6
+
   private mutating func smooth(
-    label: Int?, confidence: Float, at t: Double, sets: inout some SetView
+    label: Int?, confidence: Float, reported: Float = 0, at t: Double, sets: inout some SetView
   ) -> Decision {
     let changes = smoother.observe(
       label: label, confidence: confidence, t: t, movement: sets.movement(at: t),
@@ -157,7 +176,7 @@ struct Recogniser {
     }
     return Decision(
       ended: changes.ended?.at, endedStill: changes.endedStill,
-      started: (labels[started.label], started.at, confidence))
+      started: (labels[started.label], started.at, reported))
   }
 
   /// p^power, normalised: the softmax of the logits at another temperature. Allocates nothing.

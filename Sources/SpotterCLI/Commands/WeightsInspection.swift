@@ -40,6 +40,14 @@ enum WeightsInspection {
         + "\(metadata.features.scaleHistory) frames"
     )
     row("Labels", metadata.labels.joined(separator: ", "))
+    if let temperature = metadata.temperature {
+      row(
+        "Calibrated",
+        "temperature \(temperature)"
+          + (metadata.normalisedFramesTemperature.map {
+            "; \($0) for frames normalised to their own box"
+          } ?? ""))
+    }
     row("Command", metadata.provenance.command)
     if let seed = metadata.provenance.seed { row("Seed", "\(seed)") }
     if !metadata.provenance.data.isEmpty {
