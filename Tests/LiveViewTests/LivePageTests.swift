@@ -10,11 +10,13 @@ import Testing
 /// as `tail -f poses.jsonl | spotter classify --view …` is (BlazePose sees no stick figure, so
 /// a camera cannot count them; the page is the same page).
 @Suite(.serialized) struct LivePageTests {
-  /// Synthetic squats, then a rest: every rep is counted while the stream is still open.
+  /// Synthetic squats, then a rest long enough for the set's end to be told while the stream
+  /// is still open (the session waits for the movement to stop, then for a restart of the same
+  /// exercise, before it tells the end: README, "How it works").
   static let squats: String = {
     let folder = Fixtures.temporaryFolder("live-page")
     let run = try? SpotterProcess.run([
-      "synth", "--workout", "squat:8, rest:6", "--camera", "front", "--fps", "30", "--seed", "3",
+      "synth", "--workout", "squat:8, rest:12", "--camera", "front", "--fps", "30", "--seed", "3",
       "--output", folder,
     ])
     precondition(run?.status == 0, "spotter synth failed: \(run?.stderr ?? "")")
