@@ -83,7 +83,9 @@ public struct PoseShaker: Sendable {
   static func pass(_ pose: inout Pose, through quirk: InputQuirk, box: (x: Float, y: Float)) {
     switch quirk {
     case .noFace:
-      for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] { pose[joint] = .missing }
+      for joint in [CanonicalJoint.leftEye, .rightEye, .leftEar, .rightEar] {
+        pose[joint] = .missing
+      }
     case .swappedSides:
       pose = pose.mirrored
     case .mirrored:

@@ -124,7 +124,9 @@ enum CalibrateCommand {
       folds: foldTemperatures[false] ?? foldTemperatures[true]!,
       normalisedFramesFolds: normalisedFramesTemperature == nil ? nil : foldTemperatures[true])
     let written = targets.map(\.0)
-    print(arguments.flag("json") ? json(rows, fit, written: written) : text(rows, fit, written: written))
+    print(
+      arguments.flag("json") ? json(rows, fit, written: written) : text(rows, fit, written: written)
+    )
     return 0
   }
 
