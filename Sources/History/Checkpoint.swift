@@ -167,7 +167,7 @@ extension HistoryStore {
         else {
           throw HistoryError(
             .database, location: "\(location)",
-            "the checkpoint of session \(uid) is not one this Spotter can read")
+            "the checkpoint of the session to resume is not one this Spotter can read")
         }
         return .resumed(checkpoint)
       }

@@ -418,7 +418,7 @@ import Testing
       let message = error["message"] as? String ?? ""
       let line = error["line"] as? Int ?? 0
       #expect(message.hasPrefix("connection 1:\(line): "), "\(error)")
-      let expected = line == 1 ? "the file starts with a frame" : "the stream has no header"
+      let expected = line == 1 ? "the stream starts with a frame" : "the stream has no header"
       #expect(message.contains(expected), "\(error)")
     }
     #expect(events.last?["type"] as? String == "summary")

@@ -67,7 +67,7 @@ import Testing
     driver.send(Recordings.text(lines), chunk: 1 << 20)
     #expect(driver.claims.map(\.id) == [checkpoint.uid])
     #expect(driver.claims.first?.resumer == driver.stream.uid)
-    #expect(driver.received.isEmpty && !driver.stream.takesLines(pending: 0))
+    #expect(driver.received.isEmpty && !driver.stream.takesLines(pending: 0, written: 0))
     driver.answerClaim(.success(.resumed(checkpoint)))
     driver.end()
     #expect(
@@ -157,25 +157,21 @@ import Testing
     #expect(stored.sets.first?.count == underWay.count)
   }
 
-  /// Refused resumes: a new session, with an error saying why, and the held lines counted.
+  /// A resume the history does not know, or cannot answer: a new session, with an error saying
+  /// why (never quoting the id), and the held lines counted.
   @Test(arguments: [
-    (Checkpoint.Claim.resumedAlready(by: "other"), "session x was resumed already (as other)"),
-    (.finished, "session x has ended and is stored"),
-    (.unknown, "there is no session x to resume"),
+    (Result<Checkpoint.Claim, HistoryError>.success(.unknown), "there is no such session"),
+    (
+      .failure(HistoryError(.database, location: "test", "the disk is gone")),
+      "the history could not be asked for the session to resume"
+    ),
   ])
-  func aRefusedResumeGoesOnAsANewSession(answer: Checkpoint.Claim, reason: String) {
-    Self.refused(.success(answer), reason: reason)
-  }
-
-  @Test func aResumeTheHistoryCannotAnswerGoesOnAsANewSession() {
-    let failure = HistoryError(.database, location: "test", "the disk is gone")
-    Self.refused(.failure(failure), reason: "the history could not be asked for session x")
-  }
-
-  static func refused(_ answer: Result<Checkpoint.Claim, HistoryError>, reason: String) {
+  func aResumeThatCannotBeHonouredGoesOnAsANewSession(
+    answer: Result<Checkpoint.Claim, HistoryError>, reason: String
+  ) {
     let driver = StreamDriver(runtime: Recordings.runtime)
     var lines = Recordings.squats
-    lines[0] = Recordings.header(lines[0], #""resume":"x""#)
+    lines[0] = Recordings.header(lines[0], #""resume":"x-secret""#)
     driver.send(Recordings.text(lines), chunk: 4096)
     driver.answerClaim(answer)
     driver.end()
@@ -183,7 +179,60 @@ import Testing
     let errors = driver.eventLines.filter { $0.contains(#""type":"error""#) }
     #expect(errors.count == 1 && errors[0].contains(reason), "\(errors)")
     #expect(errors.first?.contains("; the stream goes on as a new session") == true)
+    #expect(!driver.receivedLines.contains { $0.contains("x-secret") })
     #expect(Recordings.summary(driver.receivedLines)["squat"] == 6)
+    #expect(driver.records.count == 1)
+  }
+
+  /// A session resumed already, or ended: one client twice must not become two workouts. The
+  /// stream is told why and ends, with no session, storing nothing; its lines are not handled.
+  @Test(arguments: [
+    (Checkpoint.Claim.resumedAlready(by: "other-secret"), "was resumed already"),
+    (.finished, "has ended and is stored"),
+  ])
+  func aResumeOfASessionTakenOrEndedEndsTheStream(answer: Checkpoint.Claim, reason: String) {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    var lines = Recordings.squats
+    lines[0] = Recordings.header(lines[0], #""resume":"x-secret""#)
+    driver.send(Recordings.text(lines), chunk: 4096)
+    driver.answerClaim(.success(answer))
+    #expect(driver.stream.ended && !driver.stream.takesLines(pending: 0, written: 0))
+    driver.end()
+    #expect(driver.receivedLines.count == 1, "\(driver.receivedLines)")
+    #expect(driver.receivedLines.first?.contains(reason) == true)
+    #expect(!driver.receivedLines.contains { $0.contains("secret") })
+    #expect(driver.records.isEmpty)
+  }
+
+  /// Resumed, and the connection ends before a frame after the checkpoint came: the set then
+  /// under way keeps the checkpoint's reps, in the summary and the record, under the new
+  /// session.
+  @Test func aResumeEndedBeforeItsFirstFrameKeepsTheCheckpointsReps() {
+    let (checkpoint, _) = Self.interrupted(at: 0.55)
+    let kept =
+      checkpoint.record.sets.reduce(0) { $0 + $1.count } + (checkpoint.underWay?.count ?? 0)
+    #expect(kept > 0)
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    let header = Recordings.header(
+      Recordings.workout[0], #""resume":"\#(checkpoint.uid)""#)
+    driver.send(Recordings.text([header]))
+    driver.answerClaim(.success(.resumed(checkpoint)))
+    driver.end()
+    #expect(Recordings.summary(driver.receivedLines).values.reduce(0, +) == kept)
+    #expect(driver.records.count == 1)
+    #expect(driver.records.first?.uid == driver.stream.uid)
+    #expect(driver.records.first?.record.sets.reduce(0) { $0 + $1.count } == kept)
+  }
+
+  /// A resume nobody can honour (no history here, no session live) that counts no frame
+  /// stores nothing: no empty session.
+  @Test func aResumeThatCountsNothingStoresNothing() {
+    let driver = StreamDriver(
+      runtime: Recordings.runtime, settings: StreamDriver.settings(keepsHistory: false))
+    driver.send(Recordings.text([Recordings.header(Recordings.squats[0], #""resume":"x""#)]))
+    driver.end()
+    #expect(driver.receivedLines.contains { $0.contains("keeps no history") })
+    #expect(driver.records.isEmpty)
   }
 
   /// A server with no history takes no checkpoints, and tells of none.

@@ -25,6 +25,8 @@ final class StreamDriver {
   /// The sessions the stream asked to resume, in order.
   private(set) var claims: [(id: String, resumer: String)] = []
   private(set) var statsAnswered = 0
+  /// Rounds after which the stream still held lines for the next.
+  private(set) var heldRounds = 0
   /// Whether the client reads what the stream writes (a slow reader reads nothing).
   var reads = true
   /// Whether checkpoints are reported stored after each round.
@@ -80,20 +82,25 @@ final class StreamDriver {
 
   /// The history answers the claim the stream asked for; the lines it held are handled.
   func answerClaim(_ answer: Result<Checkpoint.Claim, HistoryError>) {
-    let claim = claims.last!
-    stream.claimed(answer, asked: claim.id, into: &output)
+    precondition(!claims.isEmpty, "StreamDriver: the stream asked for no claim")
+    stream.claimed(answer, into: &output)
     apply()
     round()
   }
 
-  /// One round of the daemon's for this stream.
+  /// One round of the daemon's for this stream, and the rounds after it that handle the lines
+  /// it held (past its share of commands, or while a resume was answered).
   private func round() {
-    var handled = false
-    while !handled {
-      handled = stream.receive(lines, runtime: runtime, into: &output)
-      apply()
-    }
-    lines.clear()
+    repeat {
+      stream.beginRound()
+      var handled = false
+      while !handled {
+        handled = stream.receive(lines, runtime: runtime, into: &output)
+        apply()
+      }
+      lines.clear()
+      heldRounds += stream.holdsLines ? 1 : 0
+    } while stream.holdsLines
     splitter.release()
     if storesCheckpoints {
       for t in stored { stream.checkpointStored(t, into: &output) }
@@ -114,7 +121,11 @@ final class StreamDriver {
       case .stats:
         statsAnswered += 1
         stream.answer(stats: #"{"type":"stats","answer":\#(statsAnswered)}"#, into: &output)
-      case .claim(let id, let resumer): claims.append((id, resumer))
+      case .claim(let id, let resumer):
+        claims.append((id, resumer))
+        // As the daemon: with no history (and no live session), answered at once.
+        if !stream.settings.keepsHistory { stream.claimed(nil, into: &output) }
+      case .live: break
       case .checkpoint(let checkpoint):
         checkpoints.append(checkpoint)
         stored.append(checkpoint.t)

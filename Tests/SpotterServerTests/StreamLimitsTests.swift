@@ -77,8 +77,8 @@ import Testing
   }
 
   /// A client that reads nothing loses the events of the moment first (predictions), never
-  /// its reps nor the events that end its session; the summary says what it lost. Past twice
-  /// the limit the stream takes no more lines.
+  /// its reps nor the events that end its session; the summary says what it lost. Its frames
+  /// are still taken: only replies to its commands stop them.
   @Test func aClientThatDoesNotReadLosesTheMomentFirst() {
     let limit = 4096
     let driver = StreamDriver(
@@ -86,8 +86,8 @@ import Testing
     driver.reads = false
     driver.send(Recordings.text(Recordings.workout), chunk: 4096)
     #expect(driver.output.count < 2 * limit + 1024)
-    #expect(
-      driver.stream.takesLines(pending: driver.output.count) == (driver.output.count < 2 * limit))
+    #expect(driver.output.count > limit)
+    #expect(driver.stream.takesLines(pending: driver.output.count, written: 0))
     driver.stream.finish(into: &driver.output)
     let lines = String(decoding: driver.output, as: UTF8.self).split(separator: "\n").map(
       String.init)
@@ -117,5 +117,41 @@ import Testing
     #expect(uid == driver.stream.uid)
     #expect(record.totals.first { $0.name == "squat" }?.reps == 6)
     #expect(driver.stream.nextRequest() == nil)
+  }
+
+  /// Replies to commands are never dropped, and count against the output limit: past it, while
+  /// replies wait, the stream takes no more lines, until the client has read them.
+  @Test func repliesPastTheLimitStopTheReadingUntilRead() {
+    let limit = 4096
+    let driver = StreamDriver(
+      runtime: Recordings.runtime, settings: StreamDriver.settings(maxPendingOutput: limit))
+    driver.reads = false
+    let commands = Array(repeating: #"{"cmd":"stats"}"#, count: 200)
+    driver.send(Recordings.text([Recordings.squats[0]] + commands))
+    #expect(driver.statsAnswered == 200, "every command answered, none dropped")
+    let pending = driver.output.count
+    #expect(pending > limit)
+    #expect(!driver.stream.takesLines(pending: pending, written: 0))
+    #expect(!driver.stream.takesLines(pending: pending, written: pending - 1))
+    #expect(driver.stream.takesLines(pending: 0, written: pending))
+  }
+
+  /// A round answers at most its share of commands (`commandsPerRound`); the lines after wait,
+  /// in order, for the next round, and the stream takes no new lines meanwhile. Every command
+  /// is answered in the end, each reply in its command's place.
+  @Test func aFloodOfCommandsIsAnsweredAShareARound() {
+    let share = ServedStream.commandsPerRound
+    var lines = Recordings.squats
+    lines[0] = Recordings.header(lines[0], #""exercise":"squat""#)
+    let flood = Array(repeating: #"{"cmd":"stats"}"#, count: 3 * share + 5)
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    driver.send(Recordings.text([lines[0]] + flood + lines.dropFirst()))
+    driver.end()
+    #expect(driver.statsAnswered == flood.count)
+    #expect(driver.heldRounds == 3, "\(driver.heldRounds) rounds held lines for the next")
+    let served = Recordings.withoutCheckpoints(driver.receivedLines)
+    let replies = served.indices.filter { served[$0].hasPrefix(#"{"type":"stats""#) }
+    #expect(replies == Array(1...flood.count), "the replies come before the frames' events")
+    #expect(Recordings.summary(driver.receivedLines)["squat"] == 6)
   }
 }

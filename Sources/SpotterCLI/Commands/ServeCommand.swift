@@ -112,6 +112,19 @@ enum ServeCommand {
     return token
   }
 
+  /// What to do when the daemon cannot listen, by what stood in the way (the `errno` of its
+  /// error); nil when there is no better advice than the error itself.
+  static func listenHint(_ code: Int32?) -> String? {
+    switch code {
+    case EADDRINUSE: "another server may be running; pick another --socket or --port."
+    case EEXIST: "move what is there away, or pick another --socket."
+    case ENOENT: "make the folder first, or pick another --socket."
+    case ENOTDIR: "pick a --socket in a folder."
+    case ENAMETOOLONG: "pick a shorter --socket path."
+    default: nil
+    }
+  }
+
   static func run(_ arguments: ParsedArguments) throws -> Int32 {
     let runtime = try RuntimeOptions.runtime(arguments)
     var configuration = Daemon.Configuration()
@@ -153,8 +166,7 @@ enum ServeCommand {
     do {
       try daemon.listen()
     } catch {
-      throw CLIError.failure(
-        "\(error)", hint: "another server may be running; pick another --socket or --port.")
+      throw CLIError.failure("\(error)", hint: listenHint(error.code))
     }
     var places: [String] = []
     if let path = configuration.socketPath { places.append(path) }

@@ -30,6 +30,8 @@ final class Connection {
   /// of the round.
   @exclusivity(unchecked) var queuedForPrediction = false
   @exclusivity(unchecked) var queuedForFlush = false
+  /// Queued with the daemon to handle the lines its stream holds, next round.
+  @exclusivity(unchecked) var queuedForLines = false
   /// What the poller waits for on this connection: lines, and room to write.
   @exclusivity(unchecked) var interest = (read: true, write: false)
 
@@ -43,7 +45,15 @@ final class Connection {
   }
 
   /// Lines are read while the stream takes them and the client may send them.
-  var wantsInput: Bool { !inputEnded && stream.takesLines(pending: output.count) }
+  var wantsInput: Bool {
+    !inputEnded && stream.takesLines(pending: output.count, written: bytesWritten)
+  }
+
+  /// Bytes written to the socket in one call of `flush` at most: a client draining a large
+  /// backlog of replies takes its share of a round, not the round.
+  static let bytesWrittenPerFlush = 256 * 1024
+  /// An output buffer grown past this (a burst of replies) is given back once written.
+  static let outputKeptBytes = 64 * 1024
 
   /// Reads what the socket has, up to four reads a round, so one fast sender cannot hold the
   /// loop (poll reports the rest next round), and adds the whole lines to `waiting`. A read
@@ -85,15 +95,28 @@ final class Connection {
   /// The lines taken (`receive`) are handled: their bytes may be reused.
   func releaseLines() { lines.release() }
 
-  /// Writes what the socket takes now; the rest waits for the next POLLOUT.
+  /// Writes what the socket takes now, up to `bytesWrittenPerFlush`; the rest waits for the
+  /// next POLLOUT. The bytes written leave the buffer once per call (moving what is left once,
+  /// not after every write).
   func flush() {
     guard hasOutput else { return }
-    defer { hasOutput = !output.isEmpty }
+    var offset = 0
+    defer {
+      output.removeFirst(offset)
+      if output.isEmpty && output.capacity > Self.outputKeptBytes {
+        output = []
+        output.reserveCapacity(4096)
+      }
+      hasOutput = !output.isEmpty
+    }
     do {
-      while !output.isEmpty && !closed {
-        let written = try output.withUnsafeBytes { try descriptor.write($0) }
+      while offset < output.count && offset < Self.bytesWrittenPerFlush && !closed {
+        let end = min(output.count, Self.bytesWrittenPerFlush)
+        let written = try output.withUnsafeBytes {
+          try descriptor.write(UnsafeRawBufferPointer(rebasing: $0[offset..<end]))
+        }
         guard written > 0 else { return }
-        output.removeFirst(written)
+        offset += written
         bytesWritten += written
       }
     } catch {

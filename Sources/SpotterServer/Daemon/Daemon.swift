@@ -91,6 +91,8 @@ public final class Daemon {
   let configuration: Configuration
   @exclusivity(unchecked) private var runtime: Runtime
   @exclusivity(unchecked) private var listeners: [FileDescriptor] = []
+  /// The Unix socket this daemon made: removed at exit only if it is still the one at its path.
+  @exclusivity(unchecked) private var unixSocket: UnixListener?
   /// The listener whose clients must send the token (TCP on an address other than loopback).
   @exclusivity(unchecked) private var tokenListener: FileDescriptor?
   @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
@@ -109,6 +111,12 @@ public final class Daemon {
   /// connection to find the few with something to do.
   @exclusivity(unchecked) private var dueQueue: [Connection] = []
   @exclusivity(unchecked) private var flushQueue: [Connection] = []
+  /// Connections whose streams hold lines read in an earlier round (past their share of
+  /// commands, or held while a resume was answered): handled next round, before any new
+  /// lines are read from them.
+  @exclusivity(unchecked) private var heldQueue: [Connection] = []
+  /// The `stats` reply of this round: made once however many clients ask.
+  @exclusivity(unchecked) private var statsThisRound: String?
   /// The due predictions being made, and their sessions' batch, reused round to round.
   @exclusivity(unchecked) private var dueRound: [Connection] = []
   @exclusivity(unchecked) private var dueBatch = PredictionBatch()
@@ -155,7 +163,7 @@ public final class Daemon {
   /// Messages from the history writer's thread: answers to resumes, checkpoints stored.
   final class Inbox: Sendable {
     enum Message: Sendable {
-      case claimed(serial: Int, id: String, resumer: String, Result<Checkpoint.Claim, HistoryError>)
+      case claimed(serial: Int, resumer: String, Result<Checkpoint.Claim, HistoryError>)
       case stored([Checkpoint])
     }
     private let messages = Mutex<[Message]>([])
@@ -176,7 +184,7 @@ public final class Daemon {
   private func readInbox() {
     for message in inbox.take() {
       switch message {
-      case .claimed(let serial, let id, let resumer, let answer):
+      case .claimed(let serial, let resumer, let answer):
         guard let connection = awaitingClaims.removeValue(forKey: serial), isOpen(connection)
         else {
           // Its client left before the answer came: the sets the claim took are stored as
@@ -186,12 +194,9 @@ public final class Daemon {
           }
           continue
         }
-        drive(connection) { $0.claimed(answer, asked: id, into: &$1) }
+        drive(connection) { $0.claimed(answer, into: &$1) }
         handleLines(of: connection)  // those held while the history was asked
-        if connection.inputEnded { drive(connection) { $0.finish(into: &$1) } }
-        flushAtEndOfRound(connection)
-        updateInterest(connection)
-        queueIfDue(connection)
+        afterLines(connection)
       case .stored(let checkpoints):
         for checkpoint in checkpoints {
           guard let connection = bySessionID[checkpoint.uid] else { continue }
@@ -204,7 +209,11 @@ public final class Daemon {
   /// Binds the listeners. Throws `SystemError` naming what could not be bound.
   public func listen() throws(SystemError) {
     poller = try Poller()
-    if let path = configuration.socketPath { listeners.append(try Socket.listenUnix(path: path)) }
+    if let path = configuration.socketPath {
+      let unix = try Socket.listenUnixOwned(path: path)
+      unixSocket = unix
+      listeners.append(unix.descriptor)
+    }
     if let address = configuration.address {
       guard address.isLoopback || configuration.token?.isEmpty == false else {
         throw SystemError(
@@ -232,7 +241,8 @@ public final class Daemon {
       let wait = roundStarted + roundSpacing(connections: connections.count) - uptime()
       if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       roundStarted = uptime()
-      do { try poller.wait(milliseconds: 100) } catch { break }
+      statsThisRound = nil
+      do { try poller.wait(milliseconds: heldQueue.isEmpty ? 100 : 0) } catch { break }
       let now = Date().timeIntervalSince1970
       poller.forEachReady { descriptor, readiness in
         if listeners.contains(descriptor) {
@@ -244,6 +254,7 @@ public final class Daemon {
         }
       }
       readInbox()
+      handleHeldLines()
       predictDue()
       flushQueued()
       // Idle connections, looked for once a second: a scan of every connection per round
@@ -261,8 +272,11 @@ public final class Daemon {
     }
     // Drain: stop accepting, summarise every open session, give the summaries a moment to
     // reach their clients, then close.
+    // While its listener is open, the socket's inode is not another file's: checked first.
+    if let path = configuration.socketPath, let unix = unixSocket {
+      Socket.removeUnix(path: path, made: unix.file)
+    }
     for listener in listeners { listener.close() }
-    if let path = configuration.socketPath { unlink(path) }
     drain()
     for connection in Array(connections.values) { close(connection) }
     for descriptor in Array(refused.keys) { closeRefused(descriptor) }
@@ -345,9 +359,26 @@ public final class Daemon {
       connection.queuedForFlush = false
       guard isOpen(connection) else { continue }
       flush(connection)
-      if connection.closed { close(connection) } else { updateInterest(connection) }
+      if connection.closed || (connection.stream.ended && !connection.hasOutput) {
+        close(connection)
+      } else {
+        updateInterest(connection)
+      }
     }
     flushQueue.removeAll(keepingCapacity: true)
+  }
+
+  /// Handles the lines streams held from earlier rounds, each stream its round's share.
+  private func handleHeldLines() {
+    guard !heldQueue.isEmpty else { return }
+    let held = heldQueue
+    heldQueue.removeAll(keepingCapacity: true)
+    for connection in held {
+      connection.queuedForLines = false
+      guard isOpen(connection) else { continue }
+      handleLines(of: connection)
+      afterLines(connection)
+    }
   }
 
   /// Tells the poller what the connection waits for, when that changed: lines until its input
@@ -379,14 +410,21 @@ public final class Daemon {
       return
     }
     if readiness.writable { flush(connection) }
-    // A client that has sent everything gets its summary before the socket closes.
-    if connection.inputEnded {
+    afterLines(connection)
+  }
+
+  /// After a connection's lines were handled or its events written: a client that has sent
+  /// everything (and has no lines held) gets its summary; a connection that is done closes,
+  /// any other waits for what it waits for.
+  private func afterLines(_ connection: Connection) {
+    let stream = connection.stream
+    if connection.inputEnded && !stream.holdsLines {
       drive(connection) { $0.finish(into: &$1) }
       flush(connection)
     }
-    if connection.closed
-      || (connection.inputEnded && !connection.hasOutput && !connection.stream.awaitingClaim)
-    {
+    let done =
+      stream.ended || (connection.inputEnded && !stream.awaitingClaim && !stream.holdsLines)
+    if connection.closed || (done && !connection.hasOutput) {
       close(connection)
     } else {
       updateInterest(connection)
@@ -472,7 +510,7 @@ public final class Daemon {
     poller.remove(connection.descriptor)
     connection.descriptor.close()
     connections[connection.descriptor] = nil
-    if let uid = connection.stream.uid { bySessionID[uid] = nil }
+    if let uid = connection.stream.uid, bySessionID[uid] === connection { bySessionID[uid] = nil }
     awaitingClaims[connection.serial] = nil
   }
 
@@ -506,12 +544,17 @@ public final class Daemon {
   /// waited for the history), answering each stats command as it comes; then lets their
   /// bytes go.
   private func handleLines(of connection: Connection) {
+    connection.stream.beginRound()
     var handled = false
     while !handled {
       drive(connection) { handled = $0.receive(lines, runtime: runtime, into: &$1) }
     }
     lines.clear()
     connection.releaseLines()
+    if connection.stream.holdsLines && !connection.queuedForLines {
+      connection.queuedForLines = true
+      heldQueue.append(connection)
+    }
   }
 
   /// Does what the connection's stream asked, in the order it asked.
@@ -519,8 +562,12 @@ public final class Daemon {
     let stream = connection.stream
     while let request = stream.nextRequest() {
       switch request {
-      case .stats: stream.answer(stats: statsLine(), into: &connection.output)
+      case .stats:
+        let line = statsThisRound ?? statsLine()
+        statsThisRound = line
+        stream.answer(stats: line, into: &connection.output)
       case .claim(let id, let resumer): claim(id, resumer: resumer, for: connection)
+      case .live(let uid): bySessionID[uid] = connection
       case .checkpoint(let checkpoint):
         // Checkpoints stored are told to the stream that took them.
         bySessionID[checkpoint.uid] = connection
@@ -553,14 +600,30 @@ public final class Daemon {
     configuration.history?.submit(session, uid: uid)
   }
 
-  /// Asks the history for the checkpoint of session `id`, for the connection's session
-  /// `resumer`; the answer comes in a later round (`readInbox`).
+  /// Resumes session `id` for the connection, whose own session is `resumer`. A session live
+  /// on another connection of this daemon (its client reconnected before the old connection
+  /// was seen to fail) moves here whole (`ServedStream.handOver`), and the old connection is
+  /// told and closed; any other is asked of the history, whose answer comes in a later round
+  /// (`readInbox`).
   private func claim(_ id: String, resumer: String, for connection: Connection) {
-    guard let history = configuration.history else { return }
+    if let owner = bySessionID[id], owner !== connection, isOpen(owner) {
+      var live: ServedStream.LiveSession?
+      drive(owner) { live = $0.handOver(into: &$1) }
+      if let live {
+        connection.stream.takeOver(live, into: &connection.output)
+        bySessionID[live.uid] = connection
+        close(owner)
+        return
+      }
+    }
+    guard let history = configuration.history else {
+      connection.stream.claimed(nil, into: &connection.output)
+      return
+    }
     awaitingClaims[connection.serial] = connection
     let (inbox, serial) = (inbox, connection.serial)
     history.claim(id, for: resumer) {
-      inbox.post(.claimed(serial: serial, id: id, resumer: resumer, $0))
+      inbox.post(.claimed(serial: serial, resumer: resumer, $0))
     }
   }
 

@@ -73,7 +73,7 @@ struct HeaderOptions {
       let known = catalogue.definitions.map(\.name).joined(separator: ", ")
       return (
         nil,
-        "header \"exercise\" is \(text); expected one of \(known); the classifier chooses the "
+        "header \"exercise\" is \(Self.shown(text)); expected one of \(known); the classifier chooses the "
           + "exercises"
       )
     }
@@ -87,13 +87,16 @@ struct HeaderOptions {
     let value = try? JSONSerialization.jsonObject(
       with: Data(text.utf8), options: .fragmentsAllowed)
     guard let texts = (value as? [String]) ?? (value as? String).map({ [$0] }) else {
-      return (nil, "header \"goal\" is \(text); expected a goal such as \"squat:20\" or a list")
+      return (
+        nil, "header \"goal\" is \(shown(text)); expected a goal such as \"squat:20\" or a list"
+      )
     }
     var goals: [Goal] = []
     for text in texts {
       guard let goal = Goal(text) else {
         return (
-          nil, "header \"goal\" \"\(text)\" is not a goal; expected squat:20, 60s or lunge:45s"
+          nil,
+          "header \"goal\" \"\(shown(text))\" is not a goal; expected squat:20, 60s or lunge:45s"
         )
       }
       goals.append(goal)
@@ -108,10 +111,19 @@ struct HeaderOptions {
     guard let people = Int(text), PeopleLimit.range.contains(people) else {
       let (lowest, highest) = (PeopleLimit.range.lowerBound, PeopleLimit.range.upperBound)
       return (
-        1, "header \"people\" is \(text); expected a whole number from \(lowest) to \(highest)"
+        1,
+        "header \"people\" is \(shown(text)); expected a whole number from \(lowest) to \(highest)"
       )
     }
     return (people, nil)
+  }
+
+  /// A value of the client's as an error quotes it: whole up to 80 bytes; past that, its
+  /// start and its length (an error never sends back what a client sent in bulk).
+  static func shown(_ text: String) -> String {
+    let limit = 80
+    guard text.utf8.count > limit else { return text }
+    return String(decoding: text.utf8.prefix(limit), as: UTF8.self) + "… (\(text.utf8.count) bytes)"
   }
 
   /// The session a header asks to resume (`"resume": "<id>"`), if any.

@@ -33,6 +33,9 @@ struct ResumeLedger {
   /// The time of this session's first tick: its first frame's, or, resumed, the tick after the
   /// checkpoint's (ticks are reckoned from it).
   private(set) var firstFrame: Double?
+  /// The time of the last frame counted: a client that takes the live session over resends
+  /// the frames after it.
+  private(set) var lastCounted = -Double.infinity
 
   /// The checkpoint resumed, until the first frame after it shows whether the client resent
   /// the frames after its `t`.
@@ -53,9 +56,26 @@ struct ResumeLedger {
     firstFrame = checkpoint.t + 1 / rate
   }
 
-  /// The session counted its first frame, at `t`.
-  mutating func counted(firstFrameAt t: Double) {
+  /// The session counted a frame, at `t`.
+  mutating func counted(frameAt t: Double) {
     if firstFrame == nil { firstFrame = t }
+    lastCounted = t
+  }
+
+  /// The live session moves to another connection (its client reconnected): that one's
+  /// client resends the frames after the last counted, all of them kept as a resume's are.
+  mutating func takeOver() {
+    resendFrom = lastCounted.isFinite ? lastCounted : nil
+    replaying = true
+  }
+
+  /// The session ends before it counted a frame after the checkpoint it resumed: the set then
+  /// under way keeps the checkpoint's reps, ending at its last (nil when there was none).
+  mutating func endBeforeResent() -> SetRecord? {
+    defer { (resumed, resendFrom) = (nil, nil) }
+    guard var set = resumed?.underWay, let last = set.reps.last else { return nil }
+    set.end = last.t
+    return set
   }
 
   /// Whether the frame at `t` is due a checkpoint by time alone.

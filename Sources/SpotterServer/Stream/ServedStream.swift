@@ -79,11 +79,16 @@ final class ServedStream {
   /// The session's id, for a stream of one person: its first event, the uid its record is
   /// stored under, and what a client resumes it by.
   @exclusivity(unchecked) private(set) var uid: String?
-  /// The header asked to resume a session, and the history has not answered yet
-  /// (`claimed`). Nothing is handled meanwhile: the lines that came with the header are held.
+  /// The header asked to resume a session, and the server has not answered yet (`claimed`,
+  /// `takeOver`). Nothing is handled meanwhile: the lines that came with the header are held.
   @exclusivity(unchecked) private(set) var awaitingClaim = false
-  private var heldLines: [(line: HeldLine, number: Int, kind: LineKind)] = []
-  /// The first held line not yet handled, once the claim is answered.
+  /// The header asked to resume a session: a session that then counts nothing stores nothing.
+  private var askedResume = false
+  /// Lines read and not yet handled: those that came while a resume waited for its answer,
+  /// and those past a round's share of commands (`commandsPerRound`). Each keeps whether it
+  /// was late when read.
+  private var heldLines: [(line: HeldLine, number: Int, kind: LineKind, late: Bool)] = []
+  /// The first held line not yet handled.
   private var nextHeld = 0
   private enum HeldLine {
     case text([UInt8])
@@ -91,10 +96,23 @@ final class ServedStream {
   }
   /// The stream asked for the server's counters and waits for them (`answer(stats:into:)`).
   @exclusivity(unchecked) private var awaitingStats = false
+  /// Commands answered in the daemon's round (`beginRound`): past `commandsPerRound`, the lines
+  /// after wait for the next round, so that a client sending thousands of commands at once
+  /// takes no more of a round than its share.
+  @exclusivity(unchecked) private var commandsThisRound = 0
+  static let commandsPerRound = 256
+  /// Where the last reply to a command ends in the stream's output: past the output limit,
+  /// while replies wait, no more lines are taken.
+  @exclusivity(unchecked) private var repliesEnd = 0
+  /// The stream is over (its resume was refused, or its session moved to the connection that
+  /// resumed it): it takes no more lines, and its connection closes once its output is written.
+  @exclusivity(unchecked) private(set) var ended = false
   /// What the stream asks of the server, oldest first.
   private var requests: [Request] = []
 
   @exclusivity(unchecked) private var out: EventOutput
+  /// Events the session dropped on the connections it came from (a session taken over).
+  @exclusivity(unchecked) private var eventsDroppedBefore = 0
   /// Output bytes appended so far: a record is stored once the client has read its summary
   /// (`delivered`).
   var bytesAppended: Int { out.bytesAppended }
@@ -115,13 +133,21 @@ final class ServedStream {
     requests.isEmpty ? nil : requests.removeFirst()
   }
 
-  /// Whether the stream takes lines, with `pending` bytes of its output not yet written: not
-  /// while a resume waits for the history, nor while replies to its commands wait beyond twice
-  /// the output limit (a client sending commands faster than it reads the replies is slowed,
-  /// not answered with silence).
-  func takesLines(pending: Int) -> Bool {
-    !awaitingClaim && pending < 2 * settings.maxPendingOutput
+  /// Whether the stream takes lines, with `pending` bytes of its output not yet written, of the
+  /// `written` so far: not while a resume waits for its answer, nor while lines it read wait
+  /// (`holdsLines`), nor once it has ended; nor while its output is past the limit with
+  /// replies to its commands among it (a client sending commands faster than it reads the
+  /// replies is slowed, not answered with silence: replies are never dropped).
+  func takesLines(pending: Int, written: Int) -> Bool {
+    !awaitingClaim && !ended && nextHeld == heldLines.count
+      && (pending < settings.maxPendingOutput || repliesEnd <= written)
   }
+
+  /// Lines read wait to be handled in a later round (`receive` with no new lines handles them).
+  var holdsLines: Bool { !awaitingClaim && !ended && nextHeld < heldLines.count }
+
+  /// A round of the daemon's begins for this stream: its share of commands starts again.
+  func beginRound() { commandsThisRound = 0 }
 
   // MARK: lines
 
@@ -136,13 +162,15 @@ final class ServedStream {
   ///   daemon answers, then calls again to go on. True when every line is handled.
   func receive(_ waiting: WaitingLines, runtime: Runtime, into output: inout [UInt8]) -> Bool {
     precondition(!awaitingStats, "ServedStream: the stats it asked for were not answered")
-    while !awaitingClaim, nextHeld < heldLines.count {
-      let (line, number, kind) = heldLines[nextHeld]
+    while !awaitingClaim, !ended, nextHeld < heldLines.count,
+      commandsThisRound < Self.commandsPerRound
+    {
+      let (line, number, kind, late) = heldLines[nextHeld]
       nextHeld += 1
       switch line {
       case .text(let bytes):
         bytes.withUnsafeBufferPointer {
-          handle($0, number: number, kind: kind, late: false, waiting, runtime, &output)
+          handle($0, number: number, kind: kind, late: late, waiting, runtime, &output)
         }
       case .tooLong(let length): skipTooLong(length, number: number, into: &output)
       }
@@ -154,15 +182,17 @@ final class ServedStream {
     }
     guard !waiting.isEmpty else { return true }
     if !waiting.isStarted { waiting.keepFrom = firstKept(of: waiting) }
-    while !waiting.isHandled, refusal == nil {
+    while !waiting.isHandled, refusal == nil, !ended {
       let index = waiting.next
       waiting.next += 1
       let (line, number, kind) = waiting.lines[index]
-      if awaitingClaim {
-        // The header asked to resume: the lines after it wait for the history's answer.
+      if awaitingClaim || nextHeld < heldLines.count || commandsThisRound >= Self.commandsPerRound {
+        // The header asked to resume, or the round's share of commands is spent: the lines
+        // after wait, in order, for the answer or the next round.
+        let late = !awaitingClaim && index < waiting.keepFrom
         switch line {
-        case .text(let text): heldLines.append((.text(Array(text)), number, kind))
-        case .tooLong(let length): heldLines.append((.tooLong(length), number, kind))
+        case .text(let text): heldLines.append((.text(Array(text)), number, kind, late))
+        case .tooLong(let length): heldLines.append((.tooLong(length), number, kind, late))
         }
         continue
       }
@@ -206,6 +236,7 @@ final class ServedStream {
     precondition(awaitingStats, "ServedStream: stats it did not ask for")
     awaitingStats = false
     write(line, into: &output)
+    repliesEnd = out.bytesAppended
   }
 
   /// A line over the limit: named in an error, and skipped.
@@ -228,6 +259,7 @@ final class ServedStream {
   ) {
     if kind == .blank { return }
     if kind == .statsCommand {
+      commandsThisRound += 1
       awaitingStats = true
       requests.append(.stats)
       return
@@ -250,7 +282,7 @@ final class ServedStream {
       tally.frames += 1
       session.push(waiting.frame) { send($1, person: $0, into: &output) }
       afterSession()
-      ledger.counted(firstFrameAt: t)
+      ledger.counted(frameAt: t)
       if uid != nil && ledger.checkpointDue(at: t) {
         // With no counted set under way, the resume point follows the stream, the backfill
         // horizon behind it (a set recognised later may count reps from that far back).
@@ -293,6 +325,9 @@ final class ServedStream {
         if let first = headerMissingSince, kind == .frame {
           "the stream has no header (line \(first) was not one), so this frame was skipped; "
             + "send a pose-file header such as "
+        } else if kind == .frame {
+          "the stream starts with a frame, so it was skipped; the first line must be a "
+            + "pose-file header such as "
         } else {
           "\(error.message); the first line must be a pose-file header such as "
         }
@@ -326,18 +361,17 @@ final class ServedStream {
     records.startOne(source: "spotter serve, \(name)")
     let uid = UUID().uuidString.lowercased()
     self.uid = uid
-    if let resume = options.resume, settings.keepsHistory {
-      awaitingClaim = true  // the session event comes with the history's answer
+    if let resume = options.resume {
+      // The session event comes with the answer. The frames that come meanwhile are all
+      // counted, however many wait when it comes (none is late until the stream has caught up).
+      askedResume = true
+      awaitingClaim = true
+      ledger.replaying = true
       requests.append(.claim(id: resume, resumer: uid))
       return
     }
-    if options.resume != nil {
-      tell(
-        t: nil, line: number,
-        "header \"resume\": this server keeps no history, so it has no session to "
-          + "resume; the stream goes on as a new session", into: &output)
-    }
     write(sessionLine(), into: &output)
+    requests.append(.live(uid: uid))
   }
 
   /// Whether the session has a prediction due (one person's): the daemon makes it with
@@ -354,12 +388,26 @@ final class ServedStream {
   /// record held for the history until the client has read it (`delivered`).
   func finish(into output: inout [UInt8]) {
     guard let session, !awaitingClaim else { return }
+    if ledger.resumed != nil, let set = ledger.endBeforeResent() {
+      // Resumed, and ended before a frame after the checkpoint came: the set then under way
+      // keeps the checkpoint's reps.
+      session.carry([set])
+      records.add(set)
+    }
     out.finishing = true
-    counters.droppedEvents = out.droppedEvents
+    counters.droppedEvents = eventsDroppedBefore + out.droppedEvents
     session.finish(emit: { send($1, person: $0, into: &output) }, counters: counters)
     out.finishing = false
-    if let record = records.endOne() { records.hold(record, uid: uid!, end: bytesAppended) }
+    if let record = records.endOne(), !(askedResume && isEmpty(record)) {
+      records.hold(record, uid: uid!, end: bytesAppended)
+    }
     self.session = nil
+  }
+
+  /// A stream that asked to resume and counted nothing of its own nor carried anything stores
+  /// no record: a resume that could not be honoured leaves nothing empty behind.
+  private func isEmpty(_ record: SessionRecord) -> Bool {
+    record.sets.isEmpty && !ledger.lastCounted.isFinite
   }
 
   /// The client has read the first `written` bytes of the stream's output: the records whose
@@ -386,11 +434,13 @@ final class ServedStream {
     return line + "}"
   }
 
-  /// The history's answer to the header's `resume`: the session goes on from the checkpoint,
-  /// or (with an `error` saying why) as a new one. The lines that came meanwhile are handled
-  /// at the next `receive`.
+  /// The history's answer to the header's `resume` (nil: the server keeps no history, and the
+  /// session is not live on it): the session goes on from the checkpoint, or (with an `error`
+  /// saying why) as a new one; a session resumed already or ended is not resumed twice: the
+  /// stream ends with an `error` (`ended`), with no session. The lines that came meanwhile
+  /// are handled at the next `receive`. No error quotes the id: it is the session's key.
   func claimed(
-    _ answer: Result<Checkpoint.Claim, HistoryError>, asked id: String, into output: inout [UInt8]
+    _ answer: Result<Checkpoint.Claim, HistoryError>?, into output: inout [UInt8]
   ) {
     awaitingClaim = false
     var problem: String?
@@ -401,19 +451,84 @@ final class ServedStream {
       session?.startClock(at: checkpoint.t + 1 / rate)
       session?.carry(checkpoint.record.sets)
       records.continueOne(from: checkpoint.record)
-    case .success(.resumedAlready(let other)):
-      problem = "session \(id) was resumed already (as \(other)); a session is resumed once"
+    case .success(.resumedAlready):
+      return end(
+        "header \"resume\": that session was resumed already, by another stream; a session is "
+          + "resumed once (resume the newest id you were given), so this stream ends",
+        into: &output)
     case .success(.finished):
-      problem = "session \(id) has ended and is stored"
+      return end(
+        "header \"resume\": that session has ended and is stored; start a new stream without "
+          + "\"resume\", so this stream ends", into: &output)
     case .success(.unknown):
-      problem = "there is no session \(id) to resume (expected an id from a \"session\" event)"
+      problem = "there is no such session to resume (expected an id from a \"session\" event)"
     case .failure(let error):
-      problem = "the history could not be asked for session \(id) (\(error))"
+      problem = "the history could not be asked for the session to resume (\(error))"
+    case nil:
+      problem = "this server keeps no history and the session is not live on it"
     }
     write(sessionLine(), into: &output)
+    if let uid { requests.append(.live(uid: uid)) }
     if let problem {
-      tell(t: nil, line: nil, problem + "; the stream goes on as a new session", into: &output)
+      tell(
+        t: nil, line: nil,
+        "header \"resume\": " + problem + "; the stream goes on as a new session",
+        into: &output)
     }
+  }
+
+  /// Ends the stream, with no session, telling the client why.
+  private func end(_ message: String, into output: inout [UInt8]) {
+    (session, uid, records) = (nil, nil, SessionRecords())
+    (heldLines, nextHeld, ended) = ([], 0, true)
+    tell(t: nil, line: nil, message, into: &output)
+  }
+
+  // MARK: taking a live session over
+
+  /// A session of one person under way, moving from the connection it was on to the one whose
+  /// client reconnected (README, "Resuming a session").
+  struct LiveSession {
+    let uid: String
+    fileprivate let session: Session
+    fileprivate let catalogue: ExerciseCatalogue?
+    fileprivate let records: SessionRecords
+    fileprivate let ledger: ResumeLedger
+    fileprivate let counters: StreamCounters
+    fileprivate let droppedEvents: Int
+  }
+
+  /// Whether another connection may take the stream's session over: one person's, under way.
+  var isLive: Bool { uid != nil && session != nil && !awaitingClaim && !ended }
+
+  /// Gives the live session up to the connection that resumed it: the client here is told,
+  /// and the stream ends (`ended`). Nil when it is not live.
+  func handOver(into output: inout [UInt8]) -> LiveSession? {
+    guard isLive, let session, let uid else { return nil }
+    let live = LiveSession(
+      uid: uid, session: session, catalogue: catalogue, records: records, ledger: ledger,
+      counters: counters, droppedEvents: eventsDroppedBefore + out.droppedEvents)
+    ledger = ResumeLedger()
+    end(
+      "the session was resumed on another connection and goes on there; this connection closes",
+      into: &output)
+    return live
+  }
+
+  /// Goes on with a live session from another connection, in place of the one this stream's
+  /// header started: its id, sets, reps and state are the live session's. The client resends
+  /// the frames after the last one counted (`resend_from`, absent when none was).
+  func takeOver(_ live: LiveSession, into output: inout [UInt8]) {
+    awaitingClaim = false
+    (session, catalogue, records, ledger) = (
+      live.session, live.catalogue, live.records, live.ledger
+    )
+    (uid, counters, eventsDroppedBefore) = (live.uid, live.counters, live.droppedEvents)
+    ledger.takeOver()
+    var line = "{\"type\":\"session\",\"session\":\(JSONText.quote(live.uid))"
+    line += ",\"resumed\":\(JSONText.quote(live.uid))"
+    if let from = ledger.resendFrom { line += ",\"resend_from\":" + JSONText.number(from) }
+    write(line + "}", into: &output)
   }
 
   /// Whether a frame after a resume is counted (`ResumeLedger.takeResent`). When the client
