@@ -119,8 +119,9 @@ test: test-deps
 # The fleet recipe (README, "A fleet"), checked at full size: three daemons behind HAProxy,
 # which terminates TLS, share one PostgreSQL; 300 clients stream through the balancer over TLS;
 # PostgreSQL is stopped for 30 s while sessions end, and one daemon is SIGKILLed half-way through
-# the workouts and started again, its clients resuming through the balancer; every session must
-# be stored once, and 99% of the resumed clients end with an uninterrupted run's counts. As root,
+# the workouts and started again, its clients resuming through the balancer; one client in ten
+# also reconnects while its old connection is still open; every session must be stored once, and
+# 99% of the resumed clients end with an uninterrupted run's counts. As root,
 # each part runs on a host of its own (network namespaces, removed at the end). About 90 s;
 # `make test` runs the same check with a few clients and a 4 s pause.
 fleet-check: test-deps release-spotter

@@ -12,11 +12,15 @@ import History
 /// root, each part runs on a host of its own (`HostNetwork`: network namespaces on a bridge,
 /// addresses from 198.18.0.0/15), the daemons ask for a token, and connections without it are
 /// tried; elsewhere every part shares loopback. With `--postgres-pause`, PostgreSQL is stopped
-/// while sessions end and started again.
+/// while sessions end and started again. Every run, one client in ten connects again 40% of
+/// the way through its workout while its first connection is still open (a phone that changed
+/// networks), and resumes its session wherever the balancer sends it.
 ///
 /// Passes when every client got its summary and the shared history holds each client's session
 /// exactly once, with the totals the client was sent; when every connection without the token
-/// got one `error` event and then the end of the stream; and when every daemon exited 0.
+/// got one `error` event and then the end of the stream; when 99% of the clients that resumed
+/// (reconnected while open, or after their daemon was killed) ended with the counts of an
+/// uninterrupted run; and when every daemon exited 0.
 /// `make fleet-check` runs it at 300 clients with a 30 s pause; the test suite at a few.
 enum Fleet {
   static let command = Command(
@@ -161,6 +165,7 @@ enum Fleet {
     let crash = DaemonCrash(daemons[0], at: killAt)
     defer { _ = crash.wait() }
     load.resume = true
+    load.handovers = true
     load.streaming = { workouts in
       if pause > 0 { postgresPause.schedule(workouts, clients: options.clients) }
       if killAt > 0 { crash.schedule(workouts) }
@@ -180,7 +185,7 @@ enum Fleet {
           format: "PostgreSQL away            %.0f s from %.1f s: %d sessions ended meanwhile",
           pause, away.stoppedAt, away.endedWhileAway) + (away.failure.map { " (\($0))" } ?? ""))
     }
-    let resumedEqual = killAt > 0 ? resumed(outcome, workouts: workouts, crash: crashed) : true
+    let resumedEqual = resumed(outcome, workouts: workouts, crash: killAt > 0 ? crashed : nil)
     let errors = finals.reduce(0) { $0 + ($1["history_errors"] as? Int ?? 0) }
     print("history errors (daemons)   \(errors)")
     if exits.contains(where: { $0 != 0 }) {
@@ -194,17 +199,26 @@ enum Fleet {
     return passed
   }
 
-  /// Prints how the killed daemon's clients fared, and returns whether at least 99% of those
-  /// that resumed ended with the counts of an uninterrupted run (the same lines in-process).
+  /// Prints how the clients that resumed fared (those of the killed daemon, if one was, and
+  /// those that connected again while their connection was open), and returns whether at
+  /// least 99% of them ended with the counts of an uninterrupted run (the same lines
+  /// in-process).
   static func resumed(
-    _ outcome: ServeLoad.Outcome, workouts: [ServeLoad.Workout], crash: DaemonCrash.Report
+    _ outcome: ServeLoad.Outcome, workouts: [ServeLoad.Workout], crash: DaemonCrash.Report?
   ) -> Bool {
     let resumed = outcome.clients.enumerated().filter { $0.element.resumes > 0 }
     let equal = resumed.filter { $0.element.summary == workouts[$0.element.workout].inProcess }
+    if let crash {
+      print(
+        String(
+          format: "daemon killed               at %.1f s with %d sessions open%@", crash.killedAt,
+          crash.sessions, crash.failure.map { " (restart failed: \($0))" } ?? ""))
+    }
+    let handedOver = outcome.clients.filter(\.handedOver)
+    let handedOverEqual = handedOver.filter { $0.summary == workouts[$0.workout].inProcess }
     print(
-      String(
-        format: "daemon killed               at %.1f s with %d sessions open%@", crash.killedAt,
-        crash.sessions, crash.failure.map { " (restart failed: \($0))" } ?? ""))
+      "reconnected while open      \(handedOverEqual.count) of \(handedOver.count) = "
+        + "uninterrupted")
     print(
       "resumed = uninterrupted     \(equal.count) of \(resumed.count) clients that resumed "
         + "(\(resumed.reduce(0) { $0 + $1.element.resumes }) resumes)")
@@ -213,7 +227,7 @@ enum Fleet {
         "  \(ServeLoad.clientName(index)): \(client.summary.map { "\($0)" } ?? "no summary"), "
           + "uninterrupted \(workouts[client.workout].inProcess)")
     }
-    return crash.failure == nil && !resumed.isEmpty
+    return crash?.failure == nil && !resumed.isEmpty
       && Double(equal.count) >= 0.99 * Double(resumed.count)
   }
 

@@ -43,6 +43,11 @@ enum ServeLoad {
     /// `"resume": "<its session>"` and resends its frames after the last checkpoint it was told
     /// of (README, "Resuming a session").
     var resume = false
+    /// With `resume`: one client in ten, 40% of the way through its workout, connects again
+    /// while its first connection is still open (a phone that changed networks before its old
+    /// connection was seen to fail) and resumes there; the first connection stays open, silent,
+    /// until the run ends.
+    var handovers = false
     /// A soak: each client keeps one session open this long, its workout streamed over and
     /// over, and the daemon is watched minute by minute (`ServeSoak`). Nil: one workout each.
     var minutes: Int?
@@ -143,6 +148,8 @@ enum ServeLoad {
     var resumes = 0
     /// The connection ended (the server closed it, or it broke).
     var ended = false
+    /// It connected again while its connection was still open (`Options.handovers`).
+    var handedOver = false
   }
 
   /// What one run measured.
@@ -189,7 +196,7 @@ enum ServeLoad {
     {
       let outcome = try stream(
         workouts, clients: options.clients, connect: connect, server: nil, token: options.token,
-        resume: options.resume)
+        resume: options.resume, handovers: options.handovers)
       return (outcome, workouts)
     }
     let folder = NSTemporaryDirectory() + "spotter-serve-load-\(getpid())"
@@ -240,7 +247,7 @@ enum ServeLoad {
   /// (in the order measured).
   static func stream(
     _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?,
-    token: String? = nil, resume: Bool = false,
+    token: String? = nil, resume: Bool = false, handovers: Bool = false,
     everyRound: ((_ time: Double, _ latencies: [Double]) -> Void)? = nil
   ) throws -> Outcome {
     // A client's server may go away while it writes (a daemon killed): the write fails with
@@ -265,9 +272,21 @@ enum ServeLoad {
     latencies.reserveCapacity(count * 400)
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     var pollSet = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    /// Connections left open by clients that connected again (`handovers`).
+    var leftOpen: [Int32] = []
+    defer { for fd in leftOpen { close(fd) } }
     while clients.contains(where: { !$0.done }) && now() < deadline {
       let time = now()
       for index in clients.indices where !clients[index].done {
+        let workout = workouts[clients[index].workout]
+        if handovers, index % 10 == 3, !clients[index].handedOver, clients[index].session != nil,
+          clients[index].nextLine >= workout.frameCount * 2 / 5, let fd = try? connect()
+        {
+          leftOpen.append(clients[index].fd)
+          clients[index].handedOver = true
+          reconnect(&clients[index], fd: fd, workout: workout, index: index, token: token)
+          pollSet[index].fd = fd
+        }
         send(&clients[index], workout: workouts[clients[index].workout], at: time)
         pollSet[index].events =
           Int16(POLLIN) | (clients[index].outgoing.isEmpty ? 0 : Int16(POLLOUT))

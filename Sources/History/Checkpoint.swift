@@ -7,21 +7,35 @@ import Spotter
 /// `t`: a new session counts the set under way again from them, so no rep is lost or counted
 /// twice; the reps of `underWay` are kept for a client that cannot resend (README, "Resuming a
 /// session").
+///
+/// What a checkpoint costs must not grow with its session: a finished set is stored once, in
+/// the first checkpoint whose write succeeds after it ended. A checkpoint written carries the
+/// sets from `firstSet` on (those its session has not heard were stored, `setsThrough`); one
+/// read back (`HistoryStore.claim`, `adoptCheckpoints`) carries them all.
 public struct Checkpoint: Sendable, Equatable {
   /// The live session's uid: its record is stored under it.
   public var uid: String
   public var t: Double
-  /// When, where from and whose, and the sets finished before `t`.
+  /// When, where from and whose, and the sets finished before `t` from `firstSet` on.
   public var record: SessionRecord
   /// The set under way when the checkpoint was taken (its reps so far), if any.
   public var underWay: SetRecord?
+  /// The position among the session's finished sets of `record.sets`' first: the sets before
+  /// it were stored with earlier checkpoints.
+  public var firstSet: Int
 
-  public init(uid: String, t: Double, record: SessionRecord, underWay: SetRecord? = nil) {
+  public init(
+    uid: String, t: Double, record: SessionRecord, underWay: SetRecord? = nil, firstSet: Int = 0
+  ) {
     self.uid = uid
     self.t = t
     self.record = record
     self.underWay = underWay
+    self.firstSet = firstSet
   }
+
+  /// The sets stored once this checkpoint is: every finished set before this position.
+  public var setsThrough: Int { firstSet + record.sets.count }
 
   /// What a resume found.
   public enum Claim: Sendable, Equatable {
@@ -57,45 +71,70 @@ public struct Checkpoint: Sendable, Equatable {
     return finished
   }
 
-  /// The JSON kept in `checkpoints.record`. Metrics that are not numbers (NaN) are `null`.
+  /// The JSON kept in `checkpoints.record`: when, where from, whose, and the set under way.
+  /// The finished sets are rows of their own (`checkpoint_sets`, `setJSON`). Written here,
+  /// not by `JSONSerialization`: a daemon writes one at every rep of every session, and
+  /// Foundation's bridging of a dictionary cost more than the rest of the checkpoint.
+  /// Numbers keep every digit (Swift's shortest exact form); those that are not (NaN) are
+  /// `null`.
   var json: String {
-    var object: [String: Any] = [
-      "date": record.date.timeIntervalSince1970, "source": record.source,
-      "sets": record.sets.map(Self.object),
-    ]
-    if let person = record.person { object["person"] = person }
-    if let underWay { object["under_way"] = Self.object(underWay) }
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-    return String(decoding: data, as: UTF8.self)
+    var text = "{\"date\":" + Self.number(record.date.timeIntervalSince1970)
+    text += ",\"source\":" + JSONText.quote(record.source)
+    if let person = record.person { text += ",\"person\":" + JSONText.quote(person) }
+    if let underWay {
+      text += ",\"under_way\":"
+      Self.append(underWay, to: &text)
+    }
+    return text + "}"
   }
 
-  init?(uid: String, t: Double, json: String) {
+  /// A finished set's JSON, kept in `checkpoint_sets.record`.
+  static func setJSON(_ set: SetRecord) -> String {
+    var text = ""
+    append(set, to: &text)
+    return text
+  }
+
+  /// `{"exercise":…,"start":…,"end":…,"reps":[[t, duration, time down, time up, range of
+  /// motion, side, partial, backfilled], …]}`.
+  private static func append(_ set: SetRecord, to text: inout String) {
+    text += "{\"exercise\":" + JSONText.quote(set.exercise) + ",\"start\":" + number(set.start)
+    text += ",\"end\":" + number(set.end) + ",\"reps\":["
+    for (index, rep) in set.reps.enumerated() {
+      if index > 0 { text += "," }
+      text += "[" + number(rep.t) + "," + number(rep.duration) + "," + number(rep.timeDown)
+      text += "," + number(rep.timeUp) + "," + number(rep.rangeOfMotion) + ","
+      text += rep.side.map(JSONText.quote) ?? "null"
+      text += (rep.partial ? ",true" : ",false") + (rep.backfilled ? ",true]" : ",false]")
+    }
+    text += "]}"
+  }
+
+  private static func number(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
+
+  /// A checkpoint read back: its row's JSON and its finished sets' (in order). A row written
+  /// before the sets had rows of their own holds them in its JSON: they come first.
+  init?(uid: String, t: Double, json: String, sets setTexts: [String] = []) {
     guard
       let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-      let date = object["date"] as? Double, let source = object["source"] as? String,
-      let sets = object["sets"] as? [[String: Any]]
+      let date = object["date"] as? Double, let source = object["source"] as? String
     else { return nil }
+    var sets = (object["sets"] as? [[String: Any]] ?? []).compactMap(Self.set)
+    for text in setTexts {
+      guard
+        let set = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+          .flatMap(Self.set)
+      else { return nil }
+      sets.append(set)
+    }
     self.uid = uid
     self.t = t
+    firstSet = 0
     record = SessionRecord(
       date: Date(timeIntervalSince1970: date), source: source,
-      person: object["person"] as? String, sets: sets.compactMap(Self.set))
+      person: object["person"] as? String, sets: sets)
     underWay = (object["under_way"] as? [String: Any]).flatMap(Self.set)
   }
-
-  private static func object(_ set: SetRecord) -> [String: Any] {
-    [
-      "exercise": set.exercise, "start": set.start, "end": set.end,
-      "reps": set.reps.map { rep -> [Any] in
-        [
-          number(rep.t), number(rep.duration), number(rep.timeDown), number(rep.timeUp),
-          number(rep.rangeOfMotion), rep.side ?? NSNull(), rep.partial, rep.backfilled,
-        ]
-      },
-    ]
-  }
-
-  private static func number(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
 
   private static func set(_ object: [String: Any]) -> SetRecord? {
     guard let exercise = object["exercise"] as? String, let start = object["start"] as? Double,
@@ -115,20 +154,42 @@ public struct Checkpoint: Sendable, Equatable {
 
 extension HistoryStore {
   /// Keeps each checkpoint (the last of a session replaces its earlier one), in one
-  /// transaction. A session resumed already keeps the checkpoint it was resumed from.
+  /// transaction: its row, and a row for each finished set it carries that is not stored yet
+  /// (`firstSet` on; one stored already is left as it is). A session resumed already keeps
+  /// the checkpoint it was resumed from.
   public func save(_ checkpoints: [Checkpoint]) throws(HistoryError) {
     guard !checkpoints.isEmpty else { return }
     let now = Date().timeIntervalSince1970
     try connection.writing { () throws(HistoryError) in
       for checkpoint in checkpoints {
-        try connection.query(
+        let kept = try connection.query(
           """
           INSERT INTO checkpoints (uid, t, record, updated_at) VALUES (?, ?, ?, ?)
           ON CONFLICT (uid) DO UPDATE SET t = excluded.t, record = excluded.record,
             updated_at = excluded.updated_at WHERE checkpoints.resumed_as IS NULL
+          RETURNING uid
           """, [.text(checkpoint.uid), .real(checkpoint.t), .text(checkpoint.json), .real(now)])
+        guard !kept.isEmpty else { continue }
+        for (offset, set) in checkpoint.record.sets.enumerated() {
+          try connection.query(
+            """
+            INSERT INTO checkpoint_sets (uid, position, record) VALUES (?, ?, ?)
+            ON CONFLICT (uid, position) DO NOTHING
+            """,
+            [
+              .text(checkpoint.uid), SQLValue(checkpoint.firstSet + offset),
+              .text(Checkpoint.setJSON(set)),
+            ])
+        }
       }
     }
+  }
+
+  /// The finished sets kept for session `uid`'s checkpoint, as JSON, in order.
+  func checkpointSets(of uid: String) throws(HistoryError) -> [String] {
+    try connection.query(
+      "SELECT record FROM checkpoint_sets WHERE uid = ? ORDER BY position", [.text(uid)]
+    ).map { $0[0].string ?? "" }
   }
 
   /// Stores, as finished sessions, the checkpoints of sessions that were neither updated nor
@@ -139,17 +200,25 @@ extension HistoryStore {
   @discardableResult
   public func adoptCheckpoints(before: Date) throws(HistoryError) -> Int {
     try connection.writing { () throws(HistoryError) -> Int in
+      let cutoff = SQLValue.real(before.timeIntervalSince1970)
       try connection.query(
-        "DELETE FROM checkpoints WHERE updated_at < ? AND resumed_as IS NOT NULL",
-        [.real(before.timeIntervalSince1970)])
+        "DELETE FROM checkpoint_sets WHERE uid IN (SELECT uid FROM checkpoints "
+          + "WHERE updated_at < ? AND resumed_as IS NOT NULL)", [cutoff])
+      try connection.query(
+        "DELETE FROM checkpoints WHERE updated_at < ? AND resumed_as IS NOT NULL", [cutoff])
       let rows = try connection.query(
         "DELETE FROM checkpoints WHERE updated_at < ? AND resumed_as IS NULL "
-          + "RETURNING uid, t, record", [.real(before.timeIntervalSince1970)])
-      let entries = rows.compactMap { row -> HistoryEntry? in
-        guard let uid = row[0].string,
-          let checkpoint = Checkpoint(uid: uid, t: row[1].double, json: row[2].string ?? "")
-        else { return nil }
-        return HistoryEntry(checkpoint.lastWord, uid: uid)
+          + "RETURNING uid, t, record", [cutoff])
+      var entries: [HistoryEntry] = []
+      for row in rows {
+        guard let uid = row[0].string else { continue }
+        let sets = try checkpointSets(of: uid)
+        try connection.query("DELETE FROM checkpoint_sets WHERE uid = ?", [.text(uid)])
+        guard
+          let checkpoint = Checkpoint(
+            uid: uid, t: row[1].double, json: row[2].string ?? "", sets: sets)
+        else { continue }
+        entries.append(HistoryEntry(checkpoint.lastWord, uid: uid))
       }
       return try insert(entries)
     }
@@ -163,7 +232,10 @@ extension HistoryStore {
         "UPDATE checkpoints SET resumed_as = ? WHERE uid = ? AND resumed_as IS NULL "
           + "RETURNING t, record", [.text(resumer), .text(uid)])
       if let row = claimed.first {
-        guard let checkpoint = Checkpoint(uid: uid, t: row[0].double, json: row[1].string ?? "")
+        guard
+          let checkpoint = Checkpoint(
+            uid: uid, t: row[0].double, json: row[1].string ?? "", sets: try checkpointSets(of: uid)
+          )
         else {
           throw HistoryError(
             .database, location: "\(location)",

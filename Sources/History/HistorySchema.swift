@@ -32,6 +32,13 @@
 ///   when its session is stored; a resumed one stays until the resume window has passed, and
 ///   one nobody resumed in that window is stored as it was left (`adoptCheckpoints`).
 ///
+/// Version 4 keeps a checkpoint's finished sets in rows of their own, each written once, so a
+/// checkpoint costs what its set under way costs however long the session (`checkpoints.record`
+/// keeps when, where from, whose and the set under way):
+/// - `checkpoint_sets`: finished set of a live session. `uid` (its checkpoint's), `position`
+///   (among the session's sets), `record` (the set and its reps, as JSON). They go with their
+///   checkpoint.
+///
 /// Why `day` is stored rather than computed: "per day" means the day the person lived, in the
 /// time zone of the machine that recorded it, and a number makes the totals a plain `GROUP BY`
 /// that both databases answer from an index.
@@ -135,6 +142,17 @@ enum HistorySchema {
           resumed_as TEXT)
         """,
         "CREATE INDEX checkpoints_by_resumer ON checkpoints (resumed_as)",
+      ]
+    },
+    Migration(version: 4) { _ in
+      [
+        """
+        CREATE TABLE checkpoint_sets (
+          uid TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          record TEXT NOT NULL,
+          PRIMARY KEY (uid, position))
+        """
       ]
     },
   ]

@@ -127,6 +127,7 @@ public final class HistoryStore {
       "SELECT 1 FROM checkpoints WHERE uid = ? AND resumed_as IS NOT NULL", [uid])
     if !resumed.isEmpty { return false }
     try connection.query("DELETE FROM checkpoints WHERE uid = ?", [uid])
+    try connection.query("DELETE FROM checkpoint_sets WHERE uid = ?", [uid])
     let day = Self.localDay(of: record.date)
     let inserted = try connection.query(
       """

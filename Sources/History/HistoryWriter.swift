@@ -19,9 +19,10 @@ import Spotter
 /// queued (spooling it if the history is away), then stops the thread: the daemon calls it on
 /// SIGTERM, and the spool waits for the next start.
 ///
-/// The writer also keeps live sessions' checkpoints (`checkpoint`: the last of each session
-/// wins, tried once, since the next one replaces it; `whenCheckpointsStored` hears which were
-/// stored) and takes them for a session that resumes one (`claim`), off the caller's thread.
+/// The writer also keeps live sessions' checkpoints (`checkpoint`: written at most 4 times a
+/// second, all that waited in one transaction, the last of each session winning; tried once,
+/// since the next one replaces it; `whenCheckpointsStored` hears which were stored) and takes
+/// them for a session that resumes one (`claim`), off the caller's thread.
 ///
 /// Why bounded: a database that stays unreachable must not grow the daemon's memory without
 /// limit. `capacity` sessions is minutes of a busy daemon's sessions, and a session is a few
@@ -56,6 +57,11 @@ public final class HistoryWriter: @unchecked Sendable {
   /// Looked for once a minute.
   public static let resumeWindow = 600.0
   static let adoptionInterval = 60.0
+  /// Checkpoints are written at most this often: each write is a transaction and a sync to
+  /// disk, and meanwhile the latest of each session replaces its earlier one. A daemon of 500
+  /// streams takes a few hundred a second; written as they came, their syncs cost more than
+  /// everything else a checkpoint costs.
+  static let checkpointInterval = 0.25
 
   private let condition = NSCondition()
   // Guarded by `condition`:
@@ -77,6 +83,7 @@ public final class HistoryWriter: @unchecked Sendable {
   private var spoolDelay = HistoryWriter.spoolRetryDelays.first
   private var nextSpoolTry = Date.distantPast
   private var nextAdoption = Date()
+  private var nextCheckpointWrite = Date.distantPast
 
   /// Takes over `store` and `spool`: from now on only the writer's thread uses them. Sessions
   /// already in the spool are moved into the history first.
@@ -191,18 +198,29 @@ public final class HistoryWriter: @unchecked Sendable {
   private func run() {
     while true {
       condition.lock()
-      while queue.isEmpty && checkpoints.isEmpty && claims.isEmpty && !finishing
-        && !(spoolHasWork && Date() >= nextSpoolTry) && Date() < nextAdoption
+      while queue.isEmpty && (checkpoints.isEmpty || Date() < nextCheckpointWrite)
+        && claims.isEmpty && !finishing && !(spoolHasWork && Date() >= nextSpoolTry)
+        && Date() < nextAdoption
       {
-        _ = condition.wait(until: spoolHasWork ? min(nextSpoolTry, nextAdoption) : nextAdoption)
+        var until = spoolHasWork ? min(nextSpoolTry, nextAdoption) : nextAdoption
+        if !checkpoints.isEmpty { until = min(until, nextCheckpointWrite) }
+        _ = condition.wait(until: until)
       }
       let batch = queue
       let finishingNow = finishing
       queue.removeAll(keepingCapacity: true)
-      // A session's checkpoint is no use once the session itself is stored.
+      // A session's checkpoint is no use once the session itself is stored. The others wait
+      // until they are due (`checkpointInterval`), a resume is asked for, or the writer
+      // finishes.
       let ended = Set(batch.map(\.uid))
-      let checkpointBatch = checkpoints.values.filter { !ended.contains($0.uid) }
-      checkpoints.removeAll(keepingCapacity: true)
+      for uid in ended { checkpoints[uid] = nil }
+      var checkpointBatch: [Checkpoint] = []
+      // A resume asked for reads the latest: what waits is written first.
+      if finishing || !claims.isEmpty || Date() >= nextCheckpointWrite, !checkpoints.isEmpty {
+        checkpointBatch = Array(checkpoints.values)
+        checkpoints.removeAll(keepingCapacity: true)
+        nextCheckpointWrite = Date().addingTimeInterval(Self.checkpointInterval)
+      }
       let claimBatch = claims
       claims.removeAll()
       let hearStored = checkpointsStored

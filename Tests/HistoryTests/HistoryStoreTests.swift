@@ -139,9 +139,10 @@ import Testing
     let store = try HistoryStore(.sqlite(path: path))
     try store.append(Self.records.map { HistoryEntry($0) })
     let expected = try store.totals(per: .day)
-    // Back to version 1: no daily totals, checkpoints or deliveries yet.
+    // Back to version 1: no daily totals, checkpoints (nor their sets) or deliveries yet.
     try store.connection.query("DROP TABLE daily_totals", [])
     try store.connection.query("DROP TABLE checkpoints", [])
+    try store.connection.query("DROP TABLE checkpoint_sets", [])
     try store.connection.query("ALTER TABLE sessions DROP COLUMN summary_delivered", [])
     try store.connection.query("DELETE FROM spotter_schema WHERE version > 1", [])
     let migrated = try HistoryStore(.sqlite(path: path))
@@ -287,6 +288,38 @@ import Testing
     let adopted = try #require(try store.recentSessions(limit: 10).first { $0.uid == "b" })
     #expect(adopted.record.totals.map(\.reps) == [3])
     #expect(adopted.record.summaryDelivered == false)
+  }
+
+  /// A checkpoint stores each finished set once, as later checkpoints carry only the sets
+  /// after those stored (a set carried again is left as it was); read back, by a resume or an
+  /// adoption, it holds them all, in order.
+  @Test func aCheckpointsSetsAreStoredOnceAndReadBackWhole() throws {
+    let store = try HistoryStore(.sqlite(path: Self.path()))
+    let sets = (1...4).map { Self.record("squat", reps: $0, daysAgo: 0).sets[0] }
+    let date = Date(timeIntervalSince1970: 1_000_000.25)
+    // Written by hand (`Checkpoint.json`): quotes, a backslash and a letter beyond ASCII too.
+    let source = #"spotter serve, "connection" 1\ ✓"#
+    func checkpoint(_ uid: String, t: Double, from first: Int, through end: Int) -> Checkpoint {
+      Checkpoint(
+        uid: uid, t: t,
+        record: SessionRecord(date: date, source: source, sets: Array(sets[first..<end])),
+        firstSet: first)
+    }
+    try store.save([checkpoint("a", t: 1, from: 0, through: 2)])
+    // The second write carries set 1 again (its store was not yet heard of) and set 2.
+    try store.save([
+      checkpoint("a", t: 2, from: 1, through: 3), checkpoint("b", t: 1, from: 0, through: 4),
+    ])
+    try store.save([checkpoint("a", t: 3, from: 3, through: 4)])
+    let whole = Checkpoint(
+      uid: "a", t: 3, record: SessionRecord(date: date, source: source, sets: sets))
+    #expect(try store.claim("a", for: "a2") == .resumed(whole))
+    // A resumed checkpoint keeps what it was resumed from.
+    try store.save([checkpoint("a", t: 4, from: 4, through: 4)])
+    #expect(try store.adoptCheckpoints(before: Date().addingTimeInterval(1)) == 1)
+    let adopted = try #require(try store.recentSessions(limit: 10).first { $0.uid == "b" })
+    #expect(adopted.record.totals.map(\.reps) == [1 + 2 + 3 + 4])
+    #expect(try store.claim("a", for: "a3") == .unknown, "forgotten, with its sets")
   }
 
   static let reports = Mutex<[String]>([])

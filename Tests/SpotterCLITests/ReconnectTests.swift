@@ -38,7 +38,7 @@ import Testing
     let first = try Server(history: history)
     let client = try Client(socket: first.socket)
     client.stream(file, speed: 20, stopAfter: share)
-    usleep(300_000)
+    usleep(800_000)  // its last checkpoint is written (at most 4 writes a second) and told
     let id = try #require(ResumeTests.own(client, "session").first?["session"] as? String)
     let reps = client.events.filter { $0["type"] as? String == "rep" }.count
     kill(first.process.processIdentifier, SIGKILL)

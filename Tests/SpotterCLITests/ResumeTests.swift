@@ -56,7 +56,7 @@ import Testing
     let first = try Server(history: history)
     let client = try Client(socket: first.socket)
     client.stream(file, speed: 20, stopAfter: share)
-    usleep(300_000)  // the last checkpoint reaches the history, and its news the client
+    usleep(600_000)  // the last checkpoint is written (4 writes a second), and told
     let id = try #require(Self.own(client, "session").first?["session"] as? String)
     kill(first.process.processIdentifier, SIGKILL)
     first.process.waitUntilExit()

@@ -53,6 +53,30 @@ import Testing
     #expect(told == written, "each resume point told once, in order")
   }
 
+  /// A checkpoint carries the finished sets the history has not stored: while the history
+  /// stores every checkpoint, a set only until it is heard stored (a round), so a
+  /// checkpoint's cost does not grow with the session; while it stores none, all of them.
+  @Test(arguments: [true, false])
+  func aCheckpointCarriesTheSetsNotYetStored(stored: Bool) {
+    let driver = StreamDriver(runtime: Recordings.runtime)
+    driver.storesCheckpoints = stored
+    let lines = Recordings.lines(
+      "squat:5, rest:4, jumping_jack:8, rest:4, squat:5, rest:4", seed: 43)
+    driver.send(Recordings.text(lines), chunk: 4096)
+    let sets = driver.receivedLines.filter { $0.contains(#""type":"exercise_ended""#) }.count
+    #expect(sets >= 2)
+    let last = driver.sentCheckpoints.last!
+    #expect(last.setsThrough == sets)
+    if stored {
+      #expect(last.firstSet == sets && last.record.sets.isEmpty)
+      let carrying = driver.sentCheckpoints.filter { !$0.record.sets.isEmpty }
+      #expect(carrying.allSatisfy { $0.record.sets.count == 1 })
+    } else {
+      #expect(last.firstSet == 0 && last.record.sets.count == sets)
+    }
+    #expect(driver.checkpoints.last!.record.sets.count == sets)
+  }
+
   /// The history's answer comes later: meanwhile the stream sends nothing, takes no lines,
   /// and holds those that came with the header. Resumed, it counts on from the checkpoint's
   /// time: the frames resent up to it are skipped, and its totals are those of the

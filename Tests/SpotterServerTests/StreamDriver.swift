@@ -18,9 +18,12 @@ final class StreamDriver {
   var output: [UInt8] = []
   /// Bytes the client read.
   private(set) var received: [UInt8] = []
+  /// The checkpoints as the history keeps them: each with every finished set so far.
   private(set) var checkpoints: [Checkpoint] = []
+  /// The checkpoints as the stream sent them: each with the sets not yet stored.
+  private(set) var sentCheckpoints: [Checkpoint] = []
   /// Checkpoints the history stored and has not yet told the stream of.
-  private var stored: [Double] = []
+  private var stored: [Checkpoint] = []
   private(set) var records: [(record: SessionRecord, uid: String)] = []
   /// The sessions the stream asked to resume, in order.
   private(set) var claims: [(id: String, resumer: String)] = []
@@ -103,7 +106,7 @@ final class StreamDriver {
     } while stream.holdsLines
     splitter.release()
     if storesCheckpoints {
-      for t in stored { stream.checkpointStored(t, into: &output) }
+      for checkpoint in stored { stream.checkpointStored(checkpoint, into: &output) }
     }
     stored.removeAll(keepingCapacity: true)
     while stream.predictionDue {
@@ -127,8 +130,13 @@ final class StreamDriver {
         if !stream.settings.keepsHistory { stream.claimed(nil, into: &output) }
       case .live: break
       case .checkpoint(let checkpoint):
-        checkpoints.append(checkpoint)
-        stored.append(checkpoint.t)
+        sentCheckpoints.append(checkpoint)
+        stored.append(checkpoint)
+        var kept = checkpoint
+        let earlier = checkpoints.last?.record.sets ?? []
+        kept.record.sets = Array(earlier.prefix(checkpoint.firstSet)) + checkpoint.record.sets
+        kept.firstSet = 0
+        checkpoints.append(kept)
       case .record(let record, let uid): records.append((record, uid))
       }
     }

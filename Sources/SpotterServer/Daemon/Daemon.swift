@@ -200,7 +200,7 @@ public final class Daemon {
       case .stored(let checkpoints):
         for checkpoint in checkpoints {
           guard let connection = bySessionID[checkpoint.uid] else { continue }
-          drive(connection) { $0.checkpointStored(checkpoint.t, into: &$1) }
+          drive(connection) { $0.checkpointStored(checkpoint, into: &$1) }
         }
       }
     }

@@ -25,6 +25,9 @@ struct ResumeLedger {
   private(set) var lastCheckpoint = -Double.infinity
   /// The resume point the client was last told (`checkpoint` events).
   private var resumePointTold = -Double.infinity
+  /// The session's finished sets the history has stored (with a checkpoint): the next
+  /// checkpoint carries the sets from here on, so its cost does not grow with the session.
+  private(set) var setsStored = 0
   /// Whether a counted set is under way: the resume point then stays where it is.
   var countedSetUnderWay = false
   /// A set ended during the session's last call: the resume point moves there, and a
@@ -125,9 +128,10 @@ struct ResumeLedger {
     resumePoint = max(resumePoint, first + Double(tick) / rate)
   }
 
-  /// A checkpoint at `t` was stored: whether the client is to be told (it has not been told
-  /// of one as late).
-  mutating func tell(stored t: Double) -> Bool {
+  /// A checkpoint at `t` was stored, with the session's finished sets before `setsThrough`:
+  /// whether the client is to be told (it has not been told of one as late).
+  mutating func tell(stored t: Double, setsThrough: Int) -> Bool {
+    setsStored = max(setsStored, setsThrough)
     guard t > resumePointTold else { return false }
     resumePointTold = t
     return true

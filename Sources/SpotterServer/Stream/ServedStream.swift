@@ -557,19 +557,26 @@ final class ServedStream {
     ledger.moveResumePoint(to: t, rate: clock.rate, predictionStride: clock.predictionStride)
   }
 
-  /// Asks the history to keep the session's progress: its sets so far and the resume point.
+  /// Asks the history to keep the session's progress: the resume point, the set under way,
+  /// and the finished sets it has not yet stored (`ResumeLedger.setsStored`).
   private func checkpoint(at t: Double) {
     guard let uid, let recorder = records.one, settings.keepsHistory else { return }
     ledger.checkpointTaken(at: t)
+    var record = recorder.record
+    let firstSet = min(ledger.setsStored, record.sets.count)
+    record.sets = Array(record.sets[firstSet...])
     requests.append(
       .checkpoint(
         Checkpoint(
-          uid: uid, t: ledger.resumePoint, record: recorder.record, underWay: recorder.underWay)))
+          uid: uid, t: ledger.resumePoint, record: record, underWay: recorder.underWay,
+          firstSet: firstSet)))
   }
 
-  /// A checkpoint was stored: the client need not keep the frames before its time.
-  func checkpointStored(_ t: Double, into output: inout [UInt8]) {
-    guard isOpen, ledger.tell(stored: t) else { return }
+  /// A checkpoint was stored (`stored`'s time and sets): the client need not keep the frames
+  /// before its time, and the next checkpoint carries only the sets after its.
+  func checkpointStored(_ stored: Checkpoint, into output: inout [UInt8]) {
+    let t = stored.t
+    guard isOpen, ledger.tell(stored: t, setsThrough: stored.setsThrough) else { return }
     write("{\"type\":\"checkpoint\",\"resend_from\":\(JSONText.number(t))}", into: &output)
   }
 
