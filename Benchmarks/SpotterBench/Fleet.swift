@@ -175,8 +175,17 @@ enum Fleet {
     let crashed = crash.wait()
     let caughtUp = waitForHistory(daemons, seconds: max(60, 2 * pause))
     let finals = daemons.map { $0.stats() }
+    let figures = daemons.map { $0.figures() }
     let exits = daemons.map { $0.stop() }
     ServeLoad.report(outcome, workouts: workouts)
+    print(
+      "daemons' CPU, peak         "
+        + figures.enumerated().map { index, figure in
+          figure.map {
+            String(format: "d%d %.1f s %d MiB", index + 1, $0.cpuSeconds, $0.peakKiB / 1024)
+          }
+            ?? "d\(index + 1) not running"
+        }.joined(separator: ", ") + (killAt > 0 ? " (d1 since its restart)" : ""))
     let shares = finals.map { "\($0["sessions_finished"] as? Int ?? -1)" }
     print("sessions per daemon        \(shares.joined(separator: ", "))")
     if pause > 0 {

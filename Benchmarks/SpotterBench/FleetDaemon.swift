@@ -92,6 +92,14 @@ final class FleetDaemon {
     return process.terminationStatus
   }
 
+  /// Its CPU time and peak resident memory so far, from its /proc (since its last start),
+  /// or nil when it is not running.
+  func figures() -> (cpuSeconds: Double, peakKiB: Int)? {
+    guard let process, process.isRunning else { return nil }
+    let pid = process.processIdentifier
+    return (ProcessFigures.cpuSeconds(pid), ProcessFigures.peakResidentKiB(pid))
+  }
+
   /// Its `stats` reply, or nothing when it does not answer in 5 s.
   func stats() -> [String: Any] { ServeSoak.stats { try Socket.connectUnix(path: socket) } }
 

@@ -51,6 +51,9 @@ enum ServeLoad {
     /// A soak: each client keeps one session open this long, its workout streamed over and
     /// over, and the daemon is watched minute by minute (`ServeSoak`). Nil: one workout each.
     var minutes: Int?
+    /// The daemon on the first CPU this process may use, the load generator on the others
+    /// (`CPUPinning`).
+    var pin = false
 
     /// The options the serve and fleet commands share: `clients`, `workouts`, `plan` and
     /// `weights`, with the `spotter` built next to this benchmark.
@@ -157,8 +160,12 @@ enum ServeLoad {
     var clients: [Client]
     var latencies: [Double]
     var elapsed: Double
-    var cpuSeconds: Double
-    var peakKiB: Int
+    /// The daemon's CPU time while the clients streamed, and its peak resident memory: nil
+    /// when it is not this bench's to read (a daemon on `--port`, the fleet's).
+    var cpuSeconds: Double?
+    var peakKiB: Int?
+    /// The load generator's own CPU time meanwhile (this process: the clients, the checking).
+    var generatorCPUSeconds: Double
     /// A soak's minutes (`Options.minutes`).
     var soak: ServeSoak?
   }
@@ -237,6 +244,7 @@ enum ServeLoad {
       ] + history
     server.standardError = FileHandle.nullDevice
     try ChildProcesses.run(server)
+    if options.pin { try CPUPinning.separate(daemon: server.processIdentifier) }
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
     return server
   }
@@ -266,6 +274,7 @@ enum ServeLoad {
       clients.append(client)
     }
     let cpuBefore = server.map { ProcessFigures.cpuSeconds($0.processIdentifier) } ?? 0
+    let generatorBefore = ProcessFigures.cpuSeconds(getpid())
     let streamBegin = now()
     let deadline = begin + 1 + workouts.map { $0.time(ofFrame: $0.frameCount - 1) }.max()! + 60
     var latencies: [Double] = []
@@ -315,8 +324,9 @@ enum ServeLoad {
     }
     return Outcome(
       clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
-      cpuSeconds: (server.map { ProcessFigures.cpuSeconds($0.processIdentifier) } ?? 0) - cpuBefore,
-      peakKiB: server.map { ProcessFigures.peakResidentKiB($0.processIdentifier) } ?? 0)
+      cpuSeconds: server.map { ProcessFigures.cpuSeconds($0.processIdentifier) - cpuBefore },
+      peakKiB: server.map { ProcessFigures.peakResidentKiB($0.processIdentifier) },
+      generatorCPUSeconds: ProcessFigures.cpuSeconds(getpid()) - generatorBefore)
   }
 
   /// What client `index` calls itself in its header.
@@ -403,7 +413,7 @@ enum ServeLoad {
         format: "%.1f ms",
         1000 * latencies[min(latencies.count - 1, Int(p * Double(latencies.count)))])
     }
-    let (elapsed, cpu) = (outcome.elapsed, outcome.cpuSeconds)
+    let elapsed = outcome.elapsed
     print("sessions held at once      \(clients.count)")
     print(
       "sessions summarised        \(finished.count) of \(clients.count) (lost: "
@@ -418,11 +428,20 @@ enum ServeLoad {
       "frame → event latency      p50 \(percentile(0.5)), p99 \(percentile(0.99)), max "
         + "\(percentile(1)) (\(latencies.count) predictions and live reps)"
     )
-    print(
+    func cpuLine(_ name: String, _ cpu: Double) -> String {
       String(
-        format: "server CPU                 %.1f s (%.0f%% of one core, %.1f ms per 1,000 frames)",
-        cpu, 100 * cpu / elapsed, 1000 * cpu / Double(max(frames, 1)) * 1000))
-    print("server peak resident       \(outcome.peakKiB / 1024) MiB")
+        format: "%@%.1f s (%.0f%% of one core, %.1f ms per 1,000 frames)",
+        name.padding(toLength: 27, withPad: " ", startingAt: 0), cpu, 100 * cpu / elapsed,
+        1000 * cpu / Double(max(frames, 1)) * 1000)
+    }
+    if let cpu = outcome.cpuSeconds, let peak = outcome.peakKiB {
+      print(cpuLine("server CPU", cpu))
+      print("server peak resident       \(peak / 1024) MiB")
+    } else {
+      print("server CPU, peak resident  not measured here: the daemon is not this bench's child")
+    }
+    print(cpuLine("load generator CPU", outcome.generatorCPUSeconds))
+    if let pinned = CPUPinning.placement { print("pinned                     \(pinned)") }
     print("counts equal to in-process \(matchesInProcess) of \(finished.count) sessions")
     print(
       "counts equal to the truth  \(matchesTruth) of \(finished.count) sessions (in-process: "

@@ -13,7 +13,9 @@ import Foundation
 /// - resident memory at minute M within 10% of minute 2's: a live session's memory grows with
 ///   its reps, not its frames, so once every session is open and warm it barely moves;
 /// - open descriptors flat: the same count at every minute from 2 on;
-/// - every minute's p99 within 1.5× of minute 2's.
+/// - every minute's p99 within 1.5× of minute 2's;
+/// - the daemon's CPU per 1,000 frames at minute M within 1.15× of minute 2's: what a frame
+///   costs (its checkpoints included) must not grow with the session.
 ///
 /// Minute 1 is warm-up (sessions starting, the allocator and caches filling), so minute 2 is
 /// the baseline. Only whole minutes in which every session was open are measured.
@@ -30,12 +32,16 @@ final class ServeSoak {
     /// Of the events measured in the minute, nil when none were.
     let p50: Double?
     let p99: Double?
+    /// The daemon's CPU time in the minute, per 1,000 frames served; nil without frames.
+    let cpuPerThousand: Double?
   }
 
   /// How far minute M's resident memory may be from minute 2's, as a share of it.
   static let memoryTolerance = 0.10
   /// How far any minute's p99 may be above minute 2's, as a multiple.
   static let latencyTolerance = 1.5
+  /// How far minute M's CPU per frame may be above minute 2's, as a multiple.
+  static let cpuTolerance = 1.15
 
   let minutes: Int
   let daemon: Int32
@@ -45,6 +51,7 @@ final class ServeSoak {
   /// Latencies already counted in an earlier minute.
   private var latenciesSeen = 0
   private var lastStats: (frames: Int, dropped: Int) = (0, 0)
+  private var lastCPUSeconds = 0.0
 
   /// - Parameters:
   ///   - daemon: the process watched (started by the bench, so /proc/PID is readable).
@@ -60,6 +67,7 @@ final class ServeSoak {
   func observe(at time: Double, latencies: [Double]) {
     guard let start else {
       start = time
+      lastCPUSeconds = ProcessFigures.cpuSeconds(daemon)
       print(Self.heading)
       fflush(nil)
       return
@@ -67,6 +75,7 @@ final class ServeSoak {
     guard table.count < minutes, time >= start + 60 * Double(table.count + 1) else { return }
     // The descriptors before the `stats` connection adds one.
     let resident = ProcessFigures.residentKiB(daemon)
+    let cpuSeconds = ProcessFigures.cpuSeconds(daemon)
     let descriptors = ProcessFigures.openDescriptors(daemon)
     let stats = Self.stats(connect)
     let frames = stats["frames"] as? Int
@@ -76,11 +85,16 @@ final class ServeSoak {
     func percentile(_ p: Double) -> Double? {
       minute.isEmpty ? nil : minute[min(minute.count - 1, Int(p * Double(minute.count)))]
     }
+    let served = frames.map { $0 - lastStats.frames }
     let row = Minute(
       minute: table.count + 1, residentKiB: resident, descriptors: descriptors,
-      openSessions: stats["open_sessions"] as? Int, frames: frames.map { $0 - lastStats.frames },
-      dropped: dropped.map { $0 - lastStats.dropped }, p50: percentile(0.5), p99: percentile(0.99))
+      openSessions: stats["open_sessions"] as? Int, frames: served,
+      dropped: dropped.map { $0 - lastStats.dropped }, p50: percentile(0.5), p99: percentile(0.99),
+      cpuPerThousand: served.flatMap {
+        $0 > 0 ? 1e6 * (cpuSeconds - lastCPUSeconds) / Double($0) : nil
+      })
     lastStats = (frames ?? lastStats.frames, dropped ?? lastStats.dropped)
+    lastCPUSeconds = cpuSeconds
     table.append(row)
     print(Self.line(row))
     fflush(nil)  // each minute out as it is measured, also into a pipe
@@ -88,6 +102,7 @@ final class ServeSoak {
 
   static let heading =
     "minute  resident MiB  descriptors  sessions  frames served  dropped  p50 ms  p99 ms"
+    + "  CPU ms/1k frames"
 
   static func line(_ row: Minute) -> String {
     func column(_ text: String, _ width: Int) -> String {
@@ -102,6 +117,7 @@ final class ServeSoak {
       + column(row.frames.map(String.init) ?? "n/a", 15)
       + column(row.dropped.map(String.init) ?? "n/a", 9) + column(milliseconds(row.p50), 8)
       + column(milliseconds(row.p99), 8)
+      + column(row.cpuPerThousand.map { String(format: "%.1f", $0) } ?? "n/a", 18)
   }
 
   /// Prints which targets held, with their figures; true when all did.
@@ -160,7 +176,24 @@ final class ServeSoak {
           + ((baseline.dropped ?? 0) > 0 ? ", so minute 2's p99 is no fair baseline" : ""))
     }
 
-    let held = memoryHeld && descriptorsHeld && latencyHeld
+    let cpuHeld: Bool
+    if let first = baseline.cpuPerThousand, let end = last.cpuPerThousand {
+      cpuHeld = end <= Self.cpuTolerance * first
+      print(
+        String(
+          format:
+            "CPU per 1,000 frames       %@: minute 2 %.1f ms, minute %d %.1f ms (at most %.2f×), "
+            + "%+.2f ms a minute over minutes 2–%d", cpuHeld ? "held" : "MISSED", first, minutes,
+          end, Self.cpuTolerance,
+          Self.slope(
+            rows.compactMap { row in row.cpuPerThousand.map { (Double(row.minute), $0) } }),
+          minutes))
+    } else {
+      cpuHeld = false
+      print("CPU per 1,000 frames       MISSED: not measured (no frames served)")
+    }
+
+    let held = memoryHeld && descriptorsHeld && latencyHeld && cpuHeld
     print("soak verdict               \(held ? "held" : "FAILED")")
     return held
   }

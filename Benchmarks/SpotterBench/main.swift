@@ -45,12 +45,21 @@ let serve = Command(
       "minutes", "M",
       "Soak: each client keeps one session open M minutes (at least 3); the daemon's memory, "
         + "descriptors and p99 minute by minute, then a verdict (ServeSoak)."),
+    .flag(
+      "pin",
+      "Pin the daemon to the first CPU this bench may use and the bench (the clients) to the "
+        + "others, so a figure says whose limit it is (needs two CPUs)."),
   ],
   run: { arguments in
     var load = try ServeLoad.Options(arguments)
     load.history = arguments.values["history"]
     load.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
     load.minutes = try arguments.int("minutes", range: 3...1440)
+    load.pin = arguments.flag("pin")
+    if load.pin, load.port != nil {
+      throw CLIError.usage(
+        "--pin places the daemon the bench starts, not one on --port", command: arguments.command)
+    }
     if load.minutes != nil, load.port != nil {
       throw CLIError.usage(
         "--minutes watches the daemon the bench starts (its /proc), not one on --port",
