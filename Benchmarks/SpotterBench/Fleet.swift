@@ -136,7 +136,8 @@ enum Fleet {
       for: hosts.balancer.address, folder: folder)
     let balancer = try LocalHAProxy(
       folder: folder, host: hosts.balancer,
-      backends: daemons.map { ($0.host.address, $0.port) }, certificate: bundle)
+      backends: daemons.map { ($0.host.address, $0.port, $0.metricsPort) }, token: token,
+      certificate: bundle)
     defer { balancer.stop() }
     let tunnel = try TLSTunnel(
       folder: folder, on: hosts.clients, to: hosts.balancer.address, port: balancer.port,

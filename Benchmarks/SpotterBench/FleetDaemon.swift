@@ -18,6 +18,8 @@ final class FleetDaemon {
   let name: String
   let host: Host
   let port: UInt16
+  /// Where it serves its metrics: the balancer's health check.
+  let metricsPort: UInt16
   let socket: String
   /// Where it keeps its state (the spool of sessions the history could not take yet), when
   /// this `spotter serve` has `--state-dir`.
@@ -37,12 +39,14 @@ final class FleetDaemon {
     name = "daemon\(number)"
     self.host = host
     port = try host.port(7301)
+    metricsPort = try host.port(9301)
     socket = folder + "/\(name).sock"
     log = folder + "/\(name).log"
     stateDirectory = keepsState ? folder + "/\(name)-state" : nil
     command =
       [
         spotter, "serve", "--socket", socket, "--listen", "\(host.address):\(port)",
+        "--metrics", "\(host.address):\(metricsPort)",
       ] + (token.map { ["--token-file", $0] } ?? [])
       + (stateDirectory.map { ["--state-dir", $0] } ?? []) + options
   }

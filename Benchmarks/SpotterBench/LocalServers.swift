@@ -213,16 +213,17 @@ final class LocalPostgres {
 
 /// HAProxy in TCP mode on its host (127.0.0.1 at a free port, or a host of the check's network
 /// at 7300), spreading connections over `backends` by fewest connections, with a health check
-/// that takes a stopped daemon out of the rotation; with a `certificate` (certificate and key in
-/// one file), it terminates TLS and forwards plain TCP. The configuration is the README's fleet
-/// recipe.
+/// (each daemon's metrics, `GET /metrics` with the `token` as a bearer token) that takes a
+/// stopped daemon out of the rotation; with a `certificate` (certificate and key in one file),
+/// it terminates TLS and forwards plain TCP. The configuration is the README's fleet recipe.
 final class LocalHAProxy {
   let host: Host
   let port: UInt16
   private let process: Process
 
   init(
-    folder: String, host: Host = .loopback("lb"), backends: [(address: String, port: UInt16)],
+    folder: String, host: Host = .loopback("lb"),
+    backends: [(address: String, port: UInt16, metricsPort: UInt16)], token: String?,
     certificate: String? = nil
   ) throws {
     let haproxy = try LocalServers.program(
@@ -231,7 +232,8 @@ final class LocalHAProxy {
     self.host = host
     port = try host.port(7300)
     let configuration = Self.configuration(
-      bind: "\(host.address):\(port)", backends: backends.map { "\($0.address):\($0.port)" },
+      bind: "\(host.address):\(port)",
+      backends: backends.map { ("\($0.address):\($0.port)", $0.metricsPort) }, token: token,
       certificate: certificate)
     let path = folder + "/haproxy.cfg"
     try configuration.write(toFile: path, atomically: true, encoding: .utf8)
@@ -242,7 +244,10 @@ final class LocalHAProxy {
     try LocalServers.waitForPort(port, at: host.address, seconds: 10)
   }
 
-  static func configuration(bind: String, backends: [String], certificate: String?) -> String {
+  static func configuration(
+    bind: String, backends: [(address: String, metricsPort: UInt16)], token: String?,
+    certificate: String?
+  ) -> String {
     var lines = [
       "global", "  maxconn 4000", "defaults", "  mode tcp", "  timeout connect 5s",
       // A connection to a daemon that died before the health check noticed goes to another.
@@ -251,10 +256,14 @@ final class LocalHAProxy {
       "  timeout client 2h", "  timeout server 2h",
       "frontend spotter", "  bind \(bind)" + (certificate.map { " ssl crt \($0)" } ?? ""),
       "  default_backend daemons",
-      "backend daemons", "  balance leastconn",
+      "backend daemons", "  balance leastconn", "  option httpchk",
+      "  http-check send meth GET uri /metrics"
+        + (token.map { " hdr Authorization \"Bearer \($0)\"" } ?? ""),
+      "  http-check expect status 200",
     ]
     for (index, backend) in backends.enumerated() {
-      lines.append("  server daemon\(index + 1) \(backend) check inter 1s")
+      lines.append(
+        "  server daemon\(index + 1) \(backend.address) check port \(backend.metricsPort) inter 1s")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -54,6 +54,9 @@ enum ServeLoad {
     /// The daemon on the first CPU this process may use, the load generator on the others
     /// (`CPUPinning`).
     var pin = false
+    /// One more client sends this many `{"cmd":"stats"}` without reading, then drains the
+    /// replies (`ServeFlood`).
+    var flood: Int?
 
     /// The options the serve and fleet commands share: `clients`, `workouts`, `plan` and
     /// `weights`, with the `spotter` built next to this benchmark.
@@ -217,7 +220,7 @@ enum ServeLoad {
       ServeSoak(minutes: $0, daemon: server.processIdentifier, connect: connect)
     }
     var outcome = try stream(
-      workouts, clients: options.clients, connect: connect, server: server,
+      workouts, clients: options.clients, connect: connect, server: server, flood: options.flood,
       everyRound: soak.map { soak in { soak.observe(at: $0, latencies: $1) } })
     outcome.soak = soak
     kill(server.processIdentifier, SIGTERM)
@@ -255,7 +258,7 @@ enum ServeLoad {
   /// (in the order measured).
   static func stream(
     _ workouts: [Workout], clients count: Int, connect: () throws -> Int32, server: Process?,
-    token: String? = nil, resume: Bool = false, handovers: Bool = false,
+    token: String? = nil, resume: Bool = false, handovers: Bool = false, flood: Int? = nil,
     everyRound: ((_ time: Double, _ latencies: [Double]) -> Void)? = nil
   ) throws -> Outcome {
     // A client's server may go away while it writes (a daemon killed): the write fails with
@@ -281,6 +284,7 @@ enum ServeLoad {
     latencies.reserveCapacity(count * 400)
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     var pollSet = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    var flooder = flood.map { ServeFlood(commands: $0, startAt: begin + 5) }
     /// Connections left open by clients that connected again (`handovers`).
     var leftOpen: [Int32] = []
     defer { for fd in leftOpen { close(fd) } }
@@ -320,8 +324,10 @@ enum ServeLoad {
           clients[index].done = true
         }
       }
+      flooder?.step(at: received, latencies: latencies.count, connect: connect, buffer: &buffer)
       everyRound?(received, latencies)
     }
+    if let flooder { print(flooder.report(latencies: latencies)) }
     return Outcome(
       clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
       cpuSeconds: server.map { ProcessFigures.cpuSeconds($0.processIdentifier) - cpuBefore },

@@ -42,9 +42,16 @@ let serve = Command(
       default: "a new SQLite file"),
     .value("port", "N", "Stream to a server or balancer on 127.0.0.1:N instead of starting one."),
     .value(
+      "token-file", "FILE",
+      "With --port: the server's token (its --token-file), sent in each client's header."),
+    .value(
       "minutes", "M",
       "Soak: each client keeps one session open M minutes (at least 3); the daemon's memory, "
         + "descriptors and p99 minute by minute, then a verdict (ServeSoak)."),
+    .value(
+      "flood", "N",
+      "One more client sends N {\"cmd\":\"stats\"} without reading, 5 s in, then drains the "
+        + "replies: the others' p99 meanwhile (ServeFlood)."),
     .flag(
       "pin",
       "Pin the daemon to the first CPU this bench may use and the bench (the clients) to the "
@@ -54,8 +61,18 @@ let serve = Command(
     var load = try ServeLoad.Options(arguments)
     load.history = arguments.values["history"]
     load.port = try arguments.int("port", range: 1...65535).map(UInt16.init)
+    if let path = arguments.string("token-file") {
+      guard load.port != nil else {
+        throw CLIError.usage(
+          "--token-file is for a server on --port; the bench's own takes none",
+          command: arguments.command)
+      }
+      load.token = try String(contentsOfFile: path, encoding: .utf8)
+        .split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
     load.minutes = try arguments.int("minutes", range: 3...1440)
     load.pin = arguments.flag("pin")
+    load.flood = try arguments.int("flood", range: 1...10_000_000)
     if load.pin, load.port != nil {
       throw CLIError.usage(
         "--pin places the daemon the bench starts, not one on --port", command: arguments.command)

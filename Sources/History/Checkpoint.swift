@@ -156,20 +156,24 @@ extension HistoryStore {
   /// Keeps each checkpoint (the last of a session replaces its earlier one), in one
   /// transaction: its row, and a row for each finished set it carries that is not stored yet
   /// (`firstSet` on; one stored already is left as it is). A session resumed already keeps
-  /// the checkpoint it was resumed from.
-  public func save(_ checkpoints: [Checkpoint]) throws(HistoryError) {
-    guard !checkpoints.isEmpty else { return }
+  /// the checkpoint it was resumed from. Returns the checkpoints kept: not those of sessions
+  /// resumed already, whose clients must not be told a resume point the history does not hold.
+  @discardableResult
+  public func save(_ checkpoints: [Checkpoint]) throws(HistoryError) -> [Checkpoint] {
+    guard !checkpoints.isEmpty else { return [] }
     let now = Date().timeIntervalSince1970
-    try connection.writing { () throws(HistoryError) in
+    return try connection.writing { () throws(HistoryError) -> [Checkpoint] in
+      var kept: [Checkpoint] = []
       for checkpoint in checkpoints {
-        let kept = try connection.query(
+        let row = try connection.query(
           """
           INSERT INTO checkpoints (uid, t, record, updated_at) VALUES (?, ?, ?, ?)
           ON CONFLICT (uid) DO UPDATE SET t = excluded.t, record = excluded.record,
             updated_at = excluded.updated_at WHERE checkpoints.resumed_as IS NULL
           RETURNING uid
           """, [.text(checkpoint.uid), .real(checkpoint.t), .text(checkpoint.json), .real(now)])
-        guard !kept.isEmpty else { continue }
+        guard !row.isEmpty else { continue }
+        kept.append(checkpoint)
         for (offset, set) in checkpoint.record.sets.enumerated() {
           try connection.query(
             """
@@ -182,6 +186,7 @@ extension HistoryStore {
             ])
         }
       }
+      return kept
     }
   }
 

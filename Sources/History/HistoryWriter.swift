@@ -231,8 +231,8 @@ public final class HistoryWriter: @unchecked Sendable {
         // Behind what waits in the spool, so the history gets the sessions in order.
         if spooledBefore > 0 { outcome.add(toSpool(batch)) } else { outcome.add(write(batch)) }
       }
-      if !checkpointBatch.isEmpty, (try? store.save(checkpointBatch)) != nil {
-        hearStored(checkpointBatch)
+      if !checkpointBatch.isEmpty, let kept = try? store.save(checkpointBatch), !kept.isEmpty {
+        hearStored(kept)
       }
       if Date() >= nextAdoption {
         nextAdoption = Date().addingTimeInterval(Self.adoptionInterval)

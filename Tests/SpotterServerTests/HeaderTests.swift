@@ -138,11 +138,28 @@ import Testing
     }
   }
 
-  @Test(arguments: [#"{"cmd":"stats"}"#, #"{"t":0,"pose":null}"#])
-  func aFirstLineThatIsNoHeaderIsRefused(line: String) {
+  /// A first line that is neither a header nor a counters request with the token is refused;
+  /// a counters request without it is told the listener needs one.
+  @Test(arguments: [
+    (#"{"t":0,"pose":null}"#, "the first line must be a pose-file header"),
+    (#"{"cmd":"stats"}"#, "this listener needs a token"),
+    (#"{"cmd":"stats","token":"nope"}"#, "wrong token"),
+  ])
+  func aFirstLineThatIsNoHeaderIsRefused(line: String, refusal: String) {
     let driver = StreamDriver(runtime: Recordings.runtime, token: Self.token)
     driver.send(Recordings.text([line] + Recordings.squats))
-    #expect(driver.stream.refusal?.hasPrefix("the first line must be a pose-file header") == true)
+    #expect(driver.stream.refusal?.hasPrefix(refusal) == true, "\(driver.stream.refusal ?? "")")
     #expect(driver.received.isEmpty && driver.statsAnswered == 0)
+  }
+
+  /// A counters request carrying the token is answered (`spotter status --token-file`), and
+  /// the header after it must carry the token too.
+  @Test func aCountersRequestWithTheTokenIsAnswered() {
+    let token = String(decoding: Self.token, as: UTF8.self)
+    let driver = StreamDriver(runtime: Recordings.runtime, token: Self.token)
+    driver.send(Recordings.text([#"{"cmd":"stats","token":""# + token + #""}"#]))
+    #expect(driver.stream.refusal == nil && driver.statsAnswered == 1)
+    driver.send(Recordings.text(Recordings.squats))
+    #expect(driver.stream.refusal?.contains("needs a token") == true)
   }
 }

@@ -104,6 +104,55 @@ import Testing
     #expect(driver.records.first?.uid == driver.stream.uid)
   }
 
+  /// Taken over mid-set on one daemon (its client reconnected while its old connection was
+  /// still open), which then dies mid-set; resumed on another from the history's checkpoint:
+  /// the client still holds the frames the checkpoint needs (it was told to keep those after
+  /// the last resume point, not after the last frame counted), so no rep is counted twice.
+  @Test func aSessionTakenOverThenCutMidSetCountsAsOneNeverCut() throws {
+    let lines = Recordings.lines(
+      "squat:8, rest:3, jumping_jack:12, rest:2, bicep_curl:8", seed: 6001)
+    let times =
+      [-Double.infinity] + lines.dropFirst().map { Recordings.object($0)!["t"] as! Double }
+    func lineAfter(_ t: Double) -> Int { times.firstIndex { $0 > t }! }
+    func keepsAfter(_ read: [String]) -> Double? {
+      read.compactMap(Recordings.object)
+        .filter { ["session", "checkpoint"].contains($0["type"] as? String) }
+        .compactMap { $0["resend_from"] as? Double }.last
+    }
+    let whole = StreamDriver(runtime: Recordings.runtime)
+    whole.send(Recordings.text(lines), chunk: 1500)
+    whole.end()
+    let expected = Recordings.summary(whole.receivedLines)
+    let jacks = whole.receivedLines.compactMap(Recordings.object).filter {
+      $0["type"] as? String == "rep" && $0["exercise"] as? String == "jumping_jack"
+    }.compactMap { $0["t"] as? Double }
+    try #require(jacks.count >= 8)
+
+    let first = StreamDriver(runtime: Recordings.runtime)  // three jacks in, then silent
+    first.send(Recordings.text(Array(lines[..<lineAfter(jacks[2] + 0.3)])), chunk: 1500)
+    let id = try #require(first.stream.uid)
+    var keep = try #require(keepsAfter(first.receivedLines))
+    let second = StreamDriver(runtime: Recordings.runtime)  // the same daemon: taken over
+    second.send(Recordings.text([Recordings.header(lines[0], #""resume":"\#(id)""#)]))
+    #expect(second.takeOver(from: first))
+    #expect(first.receivedLines.last?.contains("resumed on another connection") == true)
+    second.send(
+      Recordings.text(Array(lines[lineAfter(keep)..<lineAfter(jacks[6] + 0.3)])), chunk: 1500)
+    keep = keepsAfter(second.receivedLines) ?? keep  // then this daemon dies
+    let checkpoint = try #require(second.checkpoints.last)
+    #expect(checkpoint.underWay?.exercise == "jumping_jack")
+    #expect(
+      keep <= Double(JSONText.number(checkpoint.t))!,
+      "the client keeps the frames after \(keep) s; the checkpoint resumes from \(checkpoint.t) s")
+    let third = StreamDriver(runtime: Recordings.runtime)  // another daemon
+    third.send(Recordings.text([Recordings.header(lines[0], #""resume":"\#(id)""#)]))
+    third.answerClaim(.success(.resumed(checkpoint)))
+    third.send(Recordings.text(Array(lines[lineAfter(keep)...])), chunk: 1500)
+    third.end()
+    #expect(!third.eventLines.contains { $0.contains(#""type":"error""#) }, "\(third.eventLines)")
+    #expect(Recordings.summary(third.receivedLines) == expected)
+  }
+
   /// A client that does not resend the frames after the checkpoint: the set under way keeps
   /// the checkpoint's reps, and the client is told.
   /// The fleet check's first workout (`spotter-bench fleet`: squats, jumping jacks, curls; its

@@ -91,6 +91,21 @@ final class StreamDriver {
     round()
   }
 
+  /// As the daemon does when this stream's claim names a session live on `owner`: the live
+  /// session moves here (the history is one: this driver keeps `owner`'s checkpoints), and
+  /// the lines this stream held are handled. False when `owner` had no live session.
+  func takeOver(from owner: StreamDriver) -> Bool {
+    precondition(!claims.isEmpty, "StreamDriver: the stream asked for no claim")
+    guard let live = owner.stream.handOver(into: &owner.output) else { return false }
+    owner.apply()
+    owner.read()
+    checkpoints = owner.checkpoints
+    stream.takeOver(live, into: &output)
+    apply()
+    round()
+    return true
+  }
+
   /// One round of the daemon's for this stream, and the rounds after it that handle the lines
   /// it held (past its share of commands, or while a resume was answered).
   private func round() {

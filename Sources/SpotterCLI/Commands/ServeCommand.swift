@@ -26,8 +26,15 @@ enum ServeCommand {
       .value("port", "N", "The same as --listen 127.0.0.1:N."),
       .value(
         "token-file", "FILE",
-        "The key clients of a --listen address other than loopback send in their header "
-          + "(\"token\": \"…\"); read once, never logged. Without it, they are refused."),
+        "The key every TCP client sends in its header (\"token\": \"…\"), loopback included: "
+          + "any local user can reach a loopback port, and only the Unix socket's mode (0600) "
+          + "keeps others out. Read once, never logged; required for a --listen or --metrics "
+          + "address other than loopback. Without it, loopback is open to every local user."),
+      .value(
+        "metrics", "HOST:PORT",
+        "Serve the counters of {\"cmd\":\"stats\"} in Prometheus' text format over HTTP there "
+          + "(GET /metrics), e.g. for HAProxy's health check; with --token-file, asked for "
+          + "Authorization: Bearer <token>."),
       .flag("no-socket", "Do not listen on a Unix socket."),
       .value(
         "max-connections", "N", "Connections at once; more are refused with an error event.",
@@ -137,6 +144,19 @@ enum ServeCommand {
         "--listen \(address) is reachable from other machines: give --token-file, so that only "
           + "clients with the token can stream into it", command: command)
     }
+    if let text = arguments.string("metrics") {
+      guard let address = ListenAddress(text) else {
+        throw CLIError.usage(
+          "--metrics \(text): expected HOST:PORT, an IPv4 address and a port from 1 to 65535 "
+            + "(127.0.0.1:9300)", command: command)
+      }
+      guard address.isLoopback || configuration.token != nil else {
+        throw CLIError.usage(
+          "--metrics \(address) is reachable from other machines: give --token-file, so that "
+            + "only a scraper with the token can read the counters", command: command)
+      }
+      configuration.metricsAddress = address
+    }
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
@@ -171,7 +191,11 @@ enum ServeCommand {
     var places: [String] = []
     if let path = configuration.socketPath { places.append(path) }
     if let address = configuration.address {
-      places.append("\(address)" + (address.isLoopback ? "" : " (token required)"))
+      places.append("\(address)" + (configuration.token == nil ? "" : " (token required)"))
+    }
+    if let address = configuration.metricsAddress {
+      places.append(
+        "http://\(address)/metrics" + (configuration.token == nil ? "" : " (token required)"))
     }
     Terminal.error(
       "spotter serve: listening on \(places.joined(separator: " and ")); history "
@@ -192,6 +216,8 @@ enum StatusCommand {
         "socket", "PATH", "The server's Unix socket.",
         default: "$XDG_RUNTIME_DIR/spotter.sock, else /tmp/spotter-UID.sock"),
       .value("port", "N", "The server's TCP port on 127.0.0.1, instead of the socket."),
+      .value(
+        "token-file", "FILE", "The server's token (its --token-file), sent with the request."),
     ],
     run: run
   )
@@ -208,7 +234,11 @@ enum StatusCommand {
       throw CLIError.failure("\(error)", hint: "is 'spotter serve' running?")
     }
     defer { close(fd) }
-    let request = "{\"cmd\":\"stats\"}\n"
+    let token = try arguments.string("token-file").map { try ServeCommand.readToken($0) }
+    let request =
+      "{\"cmd\":\"stats\""
+      + (token.map { ",\"token\":\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "")
+      + "}\n"
     _ = request.withCString { write(fd, $0, strlen($0)) }
     var reply: [UInt8] = []
     var byte: UInt8 = 0

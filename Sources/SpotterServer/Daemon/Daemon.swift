@@ -43,9 +43,14 @@ public final class Daemon {
     public var socketPath: String?
     /// Where to listen for TCP. One that is not loopback needs `token`.
     public var address: ListenAddress?
-    /// The key a client on a listener that is not loopback sends in its header
-    /// (`"token": "…"`), compared in constant time; its header is refused without it.
+    /// The key every TCP client sends in its header (`"token": "…"`), loopback included (any
+    /// user of the machine can reach a loopback port), compared in constant time; its header
+    /// is refused without it. Required for an address that is not loopback; nil leaves
+    /// loopback open. Clients of the Unix socket, which its mode keeps to this user, send none.
     public var token: [UInt8]?
+    /// Where to serve the counters in Prometheus' text format (`MetricsEndpoint`), asking for
+    /// `token` as a bearer token when there is one. One that is not loopback needs `token`.
+    public var metricsAddress: ListenAddress?
     public var maxConnections = 1024
     /// 64 KiB: a frame of 20 people in BODY_25 is under 40 KB.
     public var maxLineBytes = 64 * 1024
@@ -93,8 +98,13 @@ public final class Daemon {
   @exclusivity(unchecked) private var listeners: [FileDescriptor] = []
   /// The Unix socket this daemon made: removed at exit only if it is still the one at its path.
   @exclusivity(unchecked) private var unixSocket: UnixListener?
-  /// The listener whose clients must send the token (TCP on an address other than loopback).
+  /// The listener whose clients must send the token (TCP, when there is a token).
   @exclusivity(unchecked) private var tokenListener: FileDescriptor?
+  /// The metrics listener, and its connections until each has sent its request (its bytes so
+  /// far, and when it is closed at the latest).
+  @exclusivity(unchecked) private var metricsListener: FileDescriptor?
+  @exclusivity(unchecked) private var metricsRequests:
+    [FileDescriptor: (bytes: [UInt8], deadline: Double)] = [:]
   @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
   /// The lines of the connection being served, and the frame decoded from one: shared, as
   /// each connection's are handled before the next is served.
@@ -215,19 +225,31 @@ public final class Daemon {
       listeners.append(unix.descriptor)
     }
     if let address = configuration.address {
-      guard address.isLoopback || configuration.token?.isEmpty == false else {
-        throw SystemError(
-          "listening on \(address) needs a token: anyone who can reach it could stream into it",
-          code: EINVAL)
-      }
-      let listener = try Socket.listenTCP(address)
+      let listener = try listenTCP(address, "listening on", "stream into it")
       listeners.append(listener)
-      if !address.isLoopback { tokenListener = listener }
+      if configuration.token != nil { tokenListener = listener }
+    }
+    if let address = configuration.metricsAddress {
+      let listener = try listenTCP(address, "serving metrics on", "read them")
+      metricsListener = listener
+      poller.set(listener, read: true, write: false, adding: true)
     }
     guard !listeners.isEmpty else {
       throw SystemError("nothing to listen on: give a socket path or a port", code: EINVAL)
     }
     for listener in listeners { poller.set(listener, read: true, write: false, adding: true) }
+  }
+
+  /// A TCP listener on `address`: one beyond loopback only with a token, as anyone who can
+  /// reach it could use what the daemon serves there.
+  private func listenTCP(
+    _ address: ListenAddress, _ doing: String, _ could: String
+  ) throws(SystemError) -> FileDescriptor {
+    guard address.isLoopback || configuration.token?.isEmpty == false else {
+      throw SystemError(
+        "\(doing) \(address) needs a token: anyone who can reach it could \(could)", code: EINVAL)
+    }
+    return try Socket.listenTCP(address)
   }
 
   /// Runs until SIGTERM (or SIGINT): the poll loop. Returns after every session is summarised.
@@ -245,7 +267,11 @@ public final class Daemon {
       do { try poller.wait(milliseconds: heldQueue.isEmpty ? 100 : 0) } catch { break }
       let now = Date().timeIntervalSince1970
       poller.forEachReady { descriptor, readiness in
-        if listeners.contains(descriptor) {
+        if descriptor == metricsListener {
+          acceptMetrics(now: now)
+        } else if metricsRequests[descriptor] != nil {
+          serveMetrics(descriptor, now: now)
+        } else if listeners.contains(descriptor) {
           acceptSome(on: descriptor, now: now)
         } else if let connection = connections[descriptor] {
           serve(connection, readiness, now: now)
@@ -262,6 +288,9 @@ public final class Daemon {
       if now - lastIdleCheck >= 1 {
         lastIdleCheck = now
         for (descriptor, deadline) in refused where now >= deadline { closeRefused(descriptor) }
+        for (descriptor, request) in metricsRequests where now >= request.deadline {
+          closeMetrics(descriptor)
+        }
         for connection in Array(connections.values)
         where now - connection.lastActivity > configuration.idleSeconds {
           let message = "no line for \(Int(configuration.idleSeconds)) s: closing"
@@ -277,6 +306,11 @@ public final class Daemon {
       Socket.removeUnix(path: path, made: unix.file)
     }
     for listener in listeners { listener.close() }
+    for descriptor in Array(metricsRequests.keys) { closeMetrics(descriptor) }
+    if let metricsListener {
+      poller.remove(metricsListener)
+      metricsListener.close()
+    }
     drain()
     for connection in Array(connections.values) { close(connection) }
     for descriptor in Array(refused.keys) { closeRefused(descriptor) }
@@ -627,28 +661,86 @@ public final class Daemon {
     }
   }
 
-  /// The `stats` reply: the counters of the connections gone and the server's own, with
-  /// those of the open ones.
-  private func statsLine() -> String {
-    let seconds = max(Date().timeIntervalSince(started), 1e-3)
+  /// The server's counters: those of the connections gone and its own, with those of the
+  /// open ones.
+  private func counters() -> MetricsEndpoint.Counters {
     var streams = stats.closedStreams
     var open = 0
     for connection in connections.values {
       streams.add(connection.stream.tally)
       if connection.stream.isOpen { open += 1 }
     }
-    let errors = streams.errors + stats.refusals
     let history = configuration.history?.current ?? HistoryWriter.Counters()
+    return MetricsEndpoint.Counters(
+      openSessions: open, connections: connections.count,
+      connectionsTotal: stats.connectionsTotal, frames: streams.frames,
+      droppedFrames: streams.droppedFrames, errors: streams.errors + stats.refusals,
+      sessionsFinished: stats.sessionsFinished, historyWritten: history.written,
+      historyQueued: history.queued, historySpooled: history.spooled,
+      historyErrors: history.failures, uptimeSeconds: Date().timeIntervalSince(started))
+  }
+
+  /// The `stats` reply.
+  private func statsLine() -> String {
+    let current = counters()
+    let seconds = max(current.uptimeSeconds, 1e-3)
     let fields: [(String, String)] = [
-      ("type", JSONText.quote("stats")), ("open_sessions", "\(open)"),
-      ("connections", "\(connections.count)"), ("connections_total", "\(stats.connectionsTotal)"),
-      ("frames", "\(streams.frames)"),
-      ("frames_per_second", String(format: "%.1f", Double(streams.frames) / seconds)),
-      ("dropped_frames", "\(streams.droppedFrames)"), ("errors", "\(errors)"),
-      ("sessions_finished", "\(stats.sessionsFinished)"),
-      ("history_written", "\(history.written)"), ("history_queued", "\(history.queued)"),
-      ("history_spooled", "\(history.spooled)"), ("history_errors", "\(history.failures)"),
+      ("type", JSONText.quote("stats")), ("open_sessions", "\(current.openSessions)"),
+      ("connections", "\(current.connections)"),
+      ("connections_total", "\(current.connectionsTotal)"), ("frames", "\(current.frames)"),
+      ("frames_per_second", String(format: "%.1f", Double(current.frames) / seconds)),
+      ("dropped_frames", "\(current.droppedFrames)"), ("errors", "\(current.errors)"),
+      ("sessions_finished", "\(current.sessionsFinished)"),
+      ("history_written", "\(current.historyWritten)"),
+      ("history_queued", "\(current.historyQueued)"),
+      ("history_spooled", "\(current.historySpooled)"),
+      ("history_errors", "\(current.historyErrors)"),
     ]
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+  }
+
+  // MARK: metrics
+
+  private func acceptMetrics(now: Double) {
+    guard let metricsListener else { return }
+    for _ in 0..<Self.acceptsPerRound {
+      guard let descriptor = Socket.accept(on: metricsListener) else { return }
+      metricsRequests[descriptor] = ([], now + MetricsEndpoint.requestSeconds)
+      poller.set(descriptor, read: true, write: false, adding: true)
+    }
+  }
+
+  /// Reads what a metrics connection sent; once its request is whole, replies and closes. One
+  /// that ends, fails, or sends more than a request's head is closed.
+  private func serveMetrics(_ descriptor: FileDescriptor, now: Double) {
+    guard var request = metricsRequests[descriptor] else { return }
+    var ended = false
+    withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
+      while request.bytes.count <= MetricsEndpoint.maxRequestBytes {
+        switch try? descriptor.read(into: buffer) {
+        case .bytes(let count)?: request.bytes += buffer[..<count]
+        case .wouldBlock?: return
+        case .end?, nil:
+          ended = true
+          return
+        }
+      }
+    }
+    if let reply = MetricsEndpoint.reply(
+      to: request.bytes, token: configuration.token, counters: counters)
+    {
+      descriptor.writeAll(reply)
+      closeMetrics(descriptor)
+    } else if ended || request.bytes.count > MetricsEndpoint.maxRequestBytes {
+      closeMetrics(descriptor)
+    } else {
+      metricsRequests[descriptor] = request
+    }
+  }
+
+  private func closeMetrics(_ descriptor: FileDescriptor) {
+    poller.remove(descriptor)
+    descriptor.close()
+    metricsRequests[descriptor] = nil
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Poses
 
 /// The key a client of a listener beyond loopback sends in its header (`"token": "…"`;
@@ -9,6 +10,14 @@ enum HeaderToken {
   /// not on where a guess goes wrong), and never written anywhere.
   static func refusal(of line: LineSplitter.Line, token: [UInt8]) -> String? {
     let needs = "this listener needs a token: send it in the header (\"token\": \"…\")"
+    // A counters request may carry it too (`spotter status --token-file`).
+    if case .text(let text) = line, LineKind(text) == .statsCommand {
+      guard
+        let object = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
+        let given = object["token"] as? String
+      else { return needs }
+      return isSame(Array(given.utf8), token) ? nil : "wrong token"
+    }
     guard case .text(let text) = line, let header = try? PoseFileHeader(line: text, file: "")
     else { return "the first line must be a pose-file header; " + needs }
     guard let written = header.extra["token"] else { return needs }

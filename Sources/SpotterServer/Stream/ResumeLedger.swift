@@ -65,11 +65,17 @@ struct ResumeLedger {
     lastCounted = t
   }
 
-  /// The live session moves to another connection (its client reconnected): that one's
-  /// client resends the frames after the last counted, all of them kept as a resume's are.
-  mutating func takeOver() {
+  /// The live session moves to another connection (its client reconnected): the frames it
+  /// resends are all kept, as a resume's are, and those up to the last counted are skipped.
+  /// Returns the point the client is told to resend after: the last resume point it was told
+  /// of, which the history holds (a later resume elsewhere starts there, so the client must
+  /// keep the frames after it; the last frame counted, without a history or before any
+  /// checkpoint was told).
+  mutating func takeOver(keepsHistory: Bool) -> Double? {
     resendFrom = lastCounted.isFinite ? lastCounted : nil
     replaying = true
+    guard keepsHistory else { return resendFrom }
+    return resumePointTold.isFinite ? min(resumePointTold, lastCounted) : nil
   }
 
   /// The session ends before it counted a frame after the checkpoint it resumed: the set then
@@ -93,15 +99,17 @@ struct ResumeLedger {
     case skipped
     /// The first frame counted: the client resent what followed the checkpoint.
     case counted
-    /// The first frame counted, but the frames after the checkpoint's time `after` were not
-    /// resent: the set under way at the checkpoint keeps its reps, and ends at its last.
+    /// The frames after the checkpoint's time `after` were not resent: the set under way at
+    /// the checkpoint keeps its reps, and ends at its last. The frame is counted if it comes
+    /// after that rep; else it is skipped, with the frames up to it (`resendFrom`), which the
+    /// carried reps cover.
     case notResent(SetRecord, after: Double)
   }
 
   /// Whether a frame at `t` after a resume is counted: frames up to the checkpoint's time were
   /// counted before it. The first one counted tells whether the client resent what followed
-  /// the checkpoint; when it did not, the set then under way keeps the checkpoint's reps, and
-  /// the resume point moves past them.
+  /// the checkpoint; when it did not, the set then under way keeps the checkpoint's reps, the
+  /// resume point moves past them, and no frame up to the last of them is counted again.
   mutating func takeResent(_ t: Double, tickRate: Double) -> Resent {
     // Half a tick past the resume point: the frame of its own tick, its time written rounded,
     // may come a hair after it.
@@ -113,6 +121,7 @@ struct ResumeLedger {
     else { return .counted }
     set.end = last.t
     resumePoint = max(resumePoint, last.t)
+    if t <= last.t + 0.5 / tickRate { resendFrom = last.t }
     return .notResent(set, after: from)
   }
 

@@ -517,17 +517,18 @@ final class ServedStream {
 
   /// Goes on with a live session from another connection, in place of the one this stream's
   /// header started: its id, sets, reps and state are the live session's. The client resends
-  /// the frames after the last one counted (`resend_from`, absent when none was).
+  /// the frames after `resend_from` (the last resume point it was told; absent when it was
+  /// told none: it resends all it kept), and those up to the last counted are skipped.
   func takeOver(_ live: LiveSession, into output: inout [UInt8]) {
     awaitingClaim = false
     (session, catalogue, records, ledger) = (
       live.session, live.catalogue, live.records, live.ledger
     )
     (uid, counters, eventsDroppedBefore) = (live.uid, live.counters, live.droppedEvents)
-    ledger.takeOver()
+    let from = ledger.takeOver(keepsHistory: settings.keepsHistory)
     var line = "{\"type\":\"session\",\"session\":\(JSONText.quote(live.uid))"
     line += ",\"resumed\":\(JSONText.quote(live.uid))"
-    if let from = ledger.resendFrom { line += ",\"resend_from\":" + JSONText.number(from) }
+    if let from { line += ",\"resend_from\":" + JSONText.number(from) }
     write(line + "}", into: &output)
   }
 
@@ -546,7 +547,7 @@ final class ServedStream {
         "frames after \(JSONText.number(from)) s were not resent: the "
           + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
           + "counting goes on from here", into: &output)
-      return true
+      return ledger.resendFrom == nil
     }
   }
 
