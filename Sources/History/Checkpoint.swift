@@ -120,12 +120,9 @@ public struct Checkpoint: Sendable, Equatable {
       let date = object["date"] as? Double, let source = object["source"] as? String
     else { return nil }
     var sets = (object["sets"] as? [[String: Any]] ?? []).compactMap(Self.set)
-    for text in setTexts {
-      guard
-        let set = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-          .flatMap(Self.set)
-      else { return nil }
-      sets.append(set)
+    // A set row that cannot be read is left out, not the whole checkpoint with it.
+    sets += setTexts.compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]).flatMap(Self.set)
     }
     self.uid = uid
     self.t = t
@@ -137,12 +134,11 @@ public struct Checkpoint: Sendable, Equatable {
   }
 
   private static func set(_ object: [String: Any]) -> SetRecord? {
-    guard let exercise = object["exercise"] as? String, let start = object["start"] as? Double,
-      let end = object["end"] as? Double, let reps = object["reps"] as? [[Any]]
+    guard let exercise = object["exercise"] as? String, let reps = object["reps"] as? [[Any]]
     else { return nil }
-    func number(_ value: Any) -> Double { value as? Double ?? .nan }
+    func number(_ value: Any?) -> Double { value as? Double ?? .nan }
     return SetRecord(
-      exercise: exercise, start: start, end: end,
+      exercise: exercise, start: number(object["start"]), end: number(object["end"]),
       reps: reps.filter { $0.count == 8 }.map { rep in
         RepRecord(
           t: number(rep[0]), duration: number(rep[1]), timeDown: number(rep[2]),

@@ -49,7 +49,7 @@ import Testing
       $0["type"] as? String == "checkpoint"
     }.compactMap { $0["resend_from"] as? Double }
     // As the events write times: to the millisecond.
-    let written = Set(points.map { Double(JSONText.number($0))! }).sorted()
+    let written = Set(points.map { Double(ResumeLedger.written($0))! }).sorted()
     #expect(told == written, "each resume point told once, in order")
   }
 
@@ -97,7 +97,7 @@ import Testing
     #expect(
       driver.receivedLines.first
         == #"{"type":"session","session":"<uid>","resumed":"\#(checkpoint.uid)","resend_from":"#
-        + JSONText.number(checkpoint.t) + "}")
+        + ResumeLedger.written(checkpoint.t) + "}")
     #expect(!driver.eventLines.contains { $0.contains(#""type":"error""#) }, "\(driver.eventLines)")
     #expect(Recordings.summary(driver.receivedLines) == Self.uninterrupted)
     #expect(driver.records.count == 1)
@@ -142,7 +142,7 @@ import Testing
     let checkpoint = try #require(second.checkpoints.last)
     #expect(checkpoint.underWay?.exercise == "jumping_jack")
     #expect(
-      keep <= Double(JSONText.number(checkpoint.t))!,
+      keep <= Double(ResumeLedger.written(checkpoint.t))!,
       "the client keeps the frames after \(keep) s; the checkpoint resumes from \(checkpoint.t) s")
     let third = StreamDriver(runtime: Recordings.runtime)  // another daemon
     third.send(Recordings.text([Recordings.header(lines[0], #""resume":"\#(id)""#)]))
@@ -151,6 +151,39 @@ import Testing
     third.end()
     #expect(!third.eventLines.contains { $0.contains(#""type":"error""#) }, "\(third.eventLines)")
     #expect(Recordings.summary(third.receivedLines) == expected)
+  }
+
+  /// A session that resumed a checkpoint is taken over before it counted a frame (its new
+  /// connection broke at once): the client is told the checkpoint's point, resends all it kept,
+  /// and the session counts as one never cut, nothing twice.
+  @Test func aResumedSessionTakenOverBeforeItsFirstFrameCountsAsOneNeverCut() {
+    let (checkpoint, _) = Self.interrupted(at: 0.55)
+    let lines = Recordings.workout
+    let resumer = StreamDriver(runtime: Recordings.runtime)
+    resumer.send(Recordings.text([Recordings.header(lines[0], #""resume":"\#(checkpoint.uid)""#)]))
+    resumer.answerClaim(.success(.resumed(checkpoint)))
+    let id = resumer.stream.uid!
+    let mover = StreamDriver(runtime: Recordings.runtime)
+    mover.send(Recordings.text([Recordings.header(lines[0], #""resume":"\#(id)""#)]))
+    #expect(mover.takeOver(from: resumer))
+    #expect(
+      mover.receivedLines.first?.hasSuffix(
+        #""resend_from":"# + ResumeLedger.written(checkpoint.t) + "}") == true,
+      "\(mover.receivedLines.first ?? "")")
+    mover.send(Recordings.text(Array(lines.dropFirst())), chunk: 4096)
+    mover.end()
+    #expect(!mover.eventLines.contains { $0.contains(#""type":"error""#) }, "\(mover.eventLines)")
+    #expect(Recordings.summary(mover.receivedLines) == Self.uninterrupted)
+    #expect(mover.records.count == 1 && resumer.records.isEmpty)
+  }
+
+  /// A resume point is told to the millisecond, rounded down, however long the stream: the
+  /// frames after it cover every frame after the point.
+  @Test func resumePointsAreToldRoundedDown() {
+    #expect(ResumeLedger.written(1234.5678) == "1234.567")
+    #expect(ResumeLedger.written(141.367) == "141.367")
+    #expect(ResumeLedger.written(12_345.6789) == "12345.678")
+    #expect(ResumeLedger.written(0.0004) == "0.000")
   }
 
   /// A client that does not resend the frames after the checkpoint: the set under way keeps

@@ -30,6 +30,7 @@ final class StreamDriver {
   private(set) var statsAnswered = 0
   /// Rounds after which the stream still held lines for the next.
   private(set) var heldRounds = 0
+  private var rounds = 0
   /// Whether the client reads what the stream writes (a slow reader reads nothing).
   var reads = true
   /// Whether checkpoints are reported stored after each round.
@@ -110,7 +111,8 @@ final class StreamDriver {
   /// it held (past its share of commands, or while a resume was answered).
   private func round() {
     repeat {
-      stream.beginRound()
+      rounds += 1
+      stream.beginRound(rounds)
       var handled = false
       while !handled {
         handled = stream.receive(lines, runtime: runtime, into: &output)

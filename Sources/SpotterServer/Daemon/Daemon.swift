@@ -127,6 +127,11 @@ public final class Daemon {
   @exclusivity(unchecked) private var heldQueue: [Connection] = []
   /// The `stats` reply of this round: made once however many clients ask.
   @exclusivity(unchecked) private var statsThisRound: String?
+  /// Poll rounds so far: a stream's share of a round (`ServedStream.beginRound`) is one a
+  /// round, however often its lines are handled in it.
+  @exclusivity(unchecked) private var rounds = 0
+  /// When the round began (Unix seconds): a connection that takes its output counts as active.
+  @exclusivity(unchecked) private var roundTime = 0.0
   /// The due predictions being made, and their sessions' batch, reused round to round.
   @exclusivity(unchecked) private var dueRound: [Connection] = []
   @exclusivity(unchecked) private var dueBatch = PredictionBatch()
@@ -263,9 +268,11 @@ public final class Daemon {
       let wait = roundStarted + roundSpacing(connections: connections.count) - uptime()
       if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       roundStarted = uptime()
+      rounds += 1
       statsThisRound = nil
       do { try poller.wait(milliseconds: heldQueue.isEmpty ? 100 : 0) } catch { break }
       let now = Date().timeIntervalSince1970
+      roundTime = now
       poller.forEachReady { descriptor, readiness in
         if descriptor == metricsListener {
           acceptMetrics(now: now)
@@ -328,6 +335,8 @@ public final class Daemon {
       readInbox()
       usleep(10_000)
     }
+    // Lines held past a round's share are handled first: the summaries count them.
+    while !heldQueue.isEmpty { handleHeldLines() }
     for connection in connections.values {
       drive(connection) { $0.finish(into: &$1) }
       flush(connection)
@@ -411,6 +420,7 @@ public final class Daemon {
       connection.queuedForLines = false
       guard isOpen(connection) else { continue }
       handleLines(of: connection)
+      if refused(connection, now: roundTime) { continue }
       afterLines(connection)
     }
   }
@@ -434,17 +444,21 @@ public final class Daemon {
       connection.receive(into: lines, now: now)
       handleLines(of: connection)
     }
-    if let refusal = connection.stream.refusal {
-      // Its header lacked the token: the refusal, and nothing else, before the connection ends.
-      stats.refusals += 1
-      stats.closedStreams.add(connection.stream.tally)
-      poller.remove(connection.descriptor)
-      connections[connection.descriptor] = nil
-      refuse(connection.descriptor, message: refusal, now: now)
-      return
-    }
+    if refused(connection, now: now) { return }
     if readiness.writable { flush(connection) }
     afterLines(connection)
+  }
+
+  /// Whether the connection's stream refused its client (a line without the token): then the
+  /// refusal, and nothing else, goes out before the connection ends.
+  private func refused(_ connection: Connection, now: Double) -> Bool {
+    guard let refusal = connection.stream.refusal else { return false }
+    stats.refusals += 1
+    stats.closedStreams.add(connection.stream.tally)
+    poller.remove(connection.descriptor)
+    connections[connection.descriptor] = nil
+    refuse(connection.descriptor, message: refusal, now: now)
+    return true
   }
 
   /// After a connection's lines were handled or its events written: a client that has sent
@@ -578,7 +592,7 @@ public final class Daemon {
   /// waited for the history), answering each stats command as it comes; then lets their
   /// bytes go.
   private func handleLines(of connection: Connection) {
-    connection.stream.beginRound()
+    connection.stream.beginRound(rounds)
     var handled = false
     while !handled {
       drive(connection) { handled = $0.receive(lines, runtime: runtime, into: &$1) }
@@ -614,7 +628,9 @@ public final class Daemon {
   /// Writes the connection's events that the socket takes now; records whose summaries are
   /// now written go to the history.
   private func flush(_ connection: Connection) {
+    let written = connection.bytesWritten
     connection.flush()
+    if connection.bytesWritten > written { connection.lastActivity = roundTime }
     connection.stream.delivered(connection.bytesWritten)
     applyRequests(of: connection)
   }
@@ -705,6 +721,10 @@ public final class Daemon {
     guard let metricsListener else { return }
     for _ in 0..<Self.acceptsPerRound {
       guard let descriptor = Socket.accept(on: metricsListener) else { return }
+      guard metricsRequests.count < MetricsEndpoint.connectionsKept else {
+        descriptor.close()
+        continue
+      }
       metricsRequests[descriptor] = ([], now + MetricsEndpoint.requestSeconds)
       poller.set(descriptor, read: true, write: false, adding: true)
     }

@@ -10,6 +10,9 @@ enum MetricsEndpoint {
   static let maxRequestBytes = 8192
   /// How long a connection may take to send its request.
   static let requestSeconds = 2.0
+  /// Metrics connections open at once: a scraper or a health check needs one; more are closed
+  /// as they come, so that nobody holds the daemon's descriptors through this port.
+  static let connectionsKept = 16
 
   /// The counters a reply gives, as the daemon read them.
   struct Counters {

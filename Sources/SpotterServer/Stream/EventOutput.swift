@@ -8,7 +8,7 @@ import Spotter
 /// reps) are dropped first; the workout's own (sets, reps, goals, errors) up to twice the
 /// limit; the events that end a session never (`finishing`): the client learns from them what
 /// it lost. Lines of the stream's own (`session`, `checkpoint`, a reply) are never dropped:
-/// the stream reads no more lines while replies wait beyond twice the limit.
+/// past the limit, the stream reads no more lines while replies wait (`takesLines`).
 struct EventOutput {
   /// Bytes waiting beyond which events are dropped.
   let limit: Int

@@ -1,12 +1,13 @@
 import Foundation
 import Poses
 
-/// The key a client of a listener beyond loopback sends in its header (`"token": "…"`;
-/// README, "Serving many streams"): its first line that is not blank must be a header that
-/// carries it, or the client is refused before any frame is read.
+/// The key a TCP client sends when the daemon has one (`"token": "…"`; README, "Serving many
+/// streams"): each line before its header that is not blank must be a header or a counters
+/// request (`{"cmd":"stats","token":"…"}`) that carries it, or the client is refused before
+/// any frame is read.
 enum HeaderToken {
-  /// Why the first line of a client that must send `token` is refused, or nil for a header
-  /// that carries it. The token is compared in constant time (the time depends on its length,
+  /// Why a line before the header of a client that must send `token` is refused, or nil for a
+  /// header or counters request that carries it. The token is compared in constant time (the time depends on its length,
   /// not on where a guess goes wrong), and never written anywhere.
   static func refusal(of line: LineSplitter.Line, token: [UInt8]) -> String? {
     let needs = "this listener needs a token: send it in the header (\"token\": \"…\")"

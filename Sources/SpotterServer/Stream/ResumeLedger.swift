@@ -54,6 +54,7 @@ struct ResumeLedger {
   mutating func resume(from checkpoint: Checkpoint, rate: Double) {
     resumed = checkpoint
     resendFrom = checkpoint.t
+    resumePointTold = checkpoint.t  // the session event tells it
     replaying = true
     resumePoint = checkpoint.t
     firstFrame = checkpoint.t + 1 / rate
@@ -72,10 +73,12 @@ struct ResumeLedger {
   /// keep the frames after it; the last frame counted, without a history or before any
   /// checkpoint was told).
   mutating func takeOver(keepsHistory: Bool) -> Double? {
-    resendFrom = lastCounted.isFinite ? lastCounted : nil
+    // Only forward: a session that resumed a checkpoint and has counted nothing since keeps
+    // skipping what the checkpoint covers (and stays resumed, for `takeResent`).
+    if lastCounted.isFinite { resendFrom = max(resendFrom ?? lastCounted, lastCounted) }
     replaying = true
     guard keepsHistory else { return resendFrom }
-    return resumePointTold.isFinite ? min(resumePointTold, lastCounted) : nil
+    return resumePointTold.isFinite ? resumePointTold : nil
   }
 
   /// The session ends before it counted a frame after the checkpoint it resumed: the set then
@@ -135,6 +138,12 @@ struct ResumeLedger {
     tick -= (tick + 1) % predictionStride
     guard tick >= 0 else { return }
     resumePoint = max(resumePoint, first + Double(tick) / rate)
+  }
+
+  /// `t` as the client is told it (`resend_from`): to the millisecond, rounded down, so that the
+  /// frames it resends after it cover every frame after `t`.
+  static func written(_ t: Double) -> String {
+    JSONText.time((t * 1000).rounded(.down) / 1000)
   }
 
   /// A checkpoint at `t` was stored, with the session's finished sets before `setsThrough`:

@@ -100,6 +100,7 @@ final class ServedStream {
   /// after wait for the next round, so that a client sending thousands of commands at once
   /// takes no more of a round than its share.
   @exclusivity(unchecked) private var commandsThisRound = 0
+  @exclusivity(unchecked) private var round = -1
   static let commandsPerRound = 256
   /// Where the last reply to a command ends in the stream's output: past the output limit,
   /// while replies wait, no more lines are taken.
@@ -146,8 +147,13 @@ final class ServedStream {
   /// Lines read wait to be handled in a later round (`receive` with no new lines handles them).
   var holdsLines: Bool { !awaitingClaim && !ended && nextHeld < heldLines.count }
 
-  /// A round of the daemon's begins for this stream: its share of commands starts again.
-  func beginRound() { commandsThisRound = 0 }
+  /// The stream's lines are handled in the daemon's round `number`: its share of commands
+  /// starts again with each new round.
+  func beginRound(_ number: Int) {
+    guard number != round else { return }
+    round = number
+    commandsThisRound = 0
+  }
 
   // MARK: lines
 
@@ -162,7 +168,7 @@ final class ServedStream {
   ///   daemon answers, then calls again to go on. True when every line is handled.
   func receive(_ waiting: WaitingLines, runtime: Runtime, into output: inout [UInt8]) -> Bool {
     precondition(!awaitingStats, "ServedStream: the stats it asked for were not answered")
-    while !awaitingClaim, !ended, nextHeld < heldLines.count,
+    while !awaitingClaim, !ended, refusal == nil, nextHeld < heldLines.count,
       commandsThisRound < Self.commandsPerRound
     {
       let (line, number, kind, late) = heldLines[nextHeld]
@@ -170,9 +176,12 @@ final class ServedStream {
       switch line {
       case .text(let bytes):
         bytes.withUnsafeBufferPointer {
+          guard !refuses(.text($0), kind: kind) else { return }
           handle($0, number: number, kind: kind, late: late, waiting, runtime, &output)
         }
-      case .tooLong(let length): skipTooLong(length, number: number, into: &output)
+      case .tooLong(let length):
+        guard !refuses(.tooLong(length: length), kind: kind) else { break }
+        skipTooLong(length, number: number, into: &output)
       }
       if awaitingStats { return false }
     }
@@ -196,10 +205,7 @@ final class ServedStream {
         }
         continue
       }
-      if let token, !isOpen, kind != .blank {
-        refusal = HeaderToken.refusal(of: line, token: token)
-        if refusal != nil { break }
-      }
+      if refuses(line, kind: kind) { break }
       switch line {
       case .text(let text):
         handle(
@@ -210,6 +216,14 @@ final class ServedStream {
       if awaitingStats { return false }
     }
     return true
+  }
+
+  /// Whether the client is refused at `line`: a line before the header, on a listener that asks
+  /// for the token, without it (`refusal` says why).
+  private func refuses(_ line: LineSplitter.Line, kind: LineKind) -> Bool {
+    guard let token, !isOpen, kind != .blank else { return false }
+    refusal = HeaderToken.refusal(of: line, token: token)
+    return refusal != nil
   }
 
   /// The index of the first frame line kept of those waiting: the newest `backlog` frames. A
@@ -429,7 +443,7 @@ final class ServedStream {
     if let resumed = ledger.resumed {
       line +=
         ",\"resumed\":\(JSONText.quote(resumed.uid)),\"resend_from\":"
-        + JSONText.number(resumed.t)
+        + ResumeLedger.written(resumed.t)
     }
     return line + "}"
   }
@@ -528,7 +542,7 @@ final class ServedStream {
     let from = ledger.takeOver(keepsHistory: settings.keepsHistory)
     var line = "{\"type\":\"session\",\"session\":\(JSONText.quote(live.uid))"
     line += ",\"resumed\":\(JSONText.quote(live.uid))"
-    if let from { line += ",\"resend_from\":" + JSONText.number(from) }
+    if let from { line += ",\"resend_from\":" + ResumeLedger.written(from) }
     write(line + "}", into: &output)
   }
 
@@ -544,7 +558,7 @@ final class ServedStream {
       records.add(set)
       tell(
         t: t, line: nil,
-        "frames after \(JSONText.number(from)) s were not resent: the "
+        "frames after \(ResumeLedger.written(from)) s were not resent: the "
           + "\(set.exercise) set under way keeps the \(set.count) reps of its checkpoint, and "
           + "counting goes on from here", into: &output)
       return ledger.resendFrom == nil
@@ -578,7 +592,7 @@ final class ServedStream {
   func checkpointStored(_ stored: Checkpoint, into output: inout [UInt8]) {
     let t = stored.t
     guard isOpen, ledger.tell(stored: t, setsThrough: stored.setsThrough) else { return }
-    write("{\"type\":\"checkpoint\",\"resend_from\":\(JSONText.number(t))}", into: &output)
+    write("{\"type\":\"checkpoint\",\"resend_from\":\(ResumeLedger.written(t))}", into: &output)
   }
 
   /// What waits for the session to return from a call: a set that ended moves the resume
