@@ -67,11 +67,7 @@ final class PersonSession {
 
   /// Hears each rep engine's signal and levels, with its exercise's label.
   @exclusivity(unchecked) var onSignalSample: ((String, SignalSample) -> Void)? {
-    didSet {
-      for (label, counter) in sets.counters {
-        counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }
-      }
-    }
+    didSet { sets.onSignalSample = onSignalSample }
   }
 
   /// Tests: the classifier's probabilities come from `script` (`Recogniser.script`).

@@ -14,9 +14,20 @@ import RepCounting
 /// a set broken by a glance of the classifier, stays one set. Another exercise starting tells
 /// the end first.
 struct SetTracker: SetView {
-  /// One engine per exercise, made with the session: starting one mid-stream allocates
-  /// nothing.
+  /// The definition of each label an engine can count.
+  private let definitions: [String: ExerciseDefinition]
+  /// An exercise's engine, made the first time its set starts (`engine(for:)`): about 31 KB
+  /// each, and a session meets few of the exercises it could (README, "Serving many streams").
+  /// An engine is fed only while its set is under way, watched or backfilled, so one made
+  /// at its first start is the engine one made with the session would be then: the counts
+  /// are the same.
   private(set) var counters: [String: RepCounter] = [:]
+  /// Hears each engine's signal and levels, with its label (`PersonSession.onSignalSample`).
+  var onSignalSample: ((String, SignalSample) -> Void)? {
+    didSet {
+      for (label, counter) in counters { hook(counter, label) }
+    }
+  }
   /// The exercise chosen for the session (its definition's name), if not the classifier's.
   private let chosen: String?
   /// A chosen exercise's set ended at its goal: nothing after it is counted.
@@ -91,11 +102,12 @@ struct SetTracker: SetView {
     backfill.reserveCapacity(16)
     provisional.reserveCapacity(32)
     countedUntil.reserveCapacity(labels.count)
+    var definitions: [String: ExerciseDefinition] = [:]
     for label in labels {
-      if let definition = catalogue.definition(forLabel: label) {
-        addCounter(definition, as: label)
-      }
+      if let definition = catalogue.definition(forLabel: label) { definitions[label] = definition }
     }
+    self.definitions = definitions
+    counters.reserveCapacity(definitions.count)
   }
 
   /// Sets of one chosen exercise, counted by `definition` from the first tick.
@@ -105,13 +117,26 @@ struct SetTracker: SetView {
     halfWindow = 0
     recognitionLag = 0
     history = FixedRing(capacity: 1, repeating: (0, .nobody))
-    addCounter(definition, as: definition.name)
+    definitions = [definition.name: definition]
+    _ = engine(for: definition.name)
     totals.include(definition.name)  // the summary names it even if nobody was ever seen
   }
 
-  private mutating func addCounter(_ definition: ExerciseDefinition, as label: String) {
-    counters[label] = RepCounter(definition)
+  /// `label`'s engine, made the first time it is asked for; nil for a label no definition
+  /// counts (`other`).
+  private mutating func engine(for label: String) -> RepCounter? {
+    if let counter = counters[label] { return counter }
+    guard let definition = definitions[label] else { return nil }
+    let counter = RepCounter(definition)
+    counter.positionsAreLost = positionsAreLost
+    hook(counter, label)
+    counters[label] = counter
     if let joint = definition.rangeJoint { totals.measureRanges(of: label, joint: joint) }
+    return counter
+  }
+
+  private func hook(_ counter: RepCounter, _ label: String) {
+    counter.engine.onSample = onSignalSample.map { hook in { hook(label, $0) } }
   }
 
   /// Reps of the exercise under way.
@@ -168,7 +193,7 @@ struct SetTracker: SetView {
   /// person's engines nor teaches them, so what a session counts never depends on what it
   /// tried (a session resumed from a checkpoint counts as the one it continues).
   mutating func repsSeen(by label: String) -> Int {
-    guard let definition = counters[label]?.definition else { return 0 }
+    guard let definition = definitions[label] else { return 0 }
     let trial = trials[label] ?? RepCounter(definition)
     trials[label] = trial
     trial.reset()
@@ -304,7 +329,7 @@ struct SetTracker: SetView {
     activeSince = t
     activeConfidence = confidence
     totals.include(label)
-    guard let counter = counters[label] else {  // `other`, or no definition: nothing to count
+    guard let counter = engine(for: label) else {  // `other`, or no definition: nothing to count
       emit(.exerciseStarted(t: t, exercise: label, confidence: Double(confidence)))
       return false
     }
