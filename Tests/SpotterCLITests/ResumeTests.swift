@@ -109,7 +109,7 @@ import Testing
     // this one goes on with it, under its id.
     let second = try Client(socket: server.socket)
     second.send(Self.header(lines[0], #""resume":"\#(id)""#))
-    usleep(300_000)
+    ReconnectTests.wait { !Self.own(second, "session").isEmpty }
     #expect(Self.own(second, "session").first?["resumed"] as? String == id)
     #expect(Self.own(second, "session").first?["session"] as? String == id)
 

@@ -60,6 +60,7 @@ final class Connection {
   /// that does not fill the space offered took everything there was: the socket is not asked
   /// again in this round only to say it is empty.
   func receive(into waiting: WaitingLines, now: Double) {
+    waiting.readAt = now
     for _ in 0..<4 {
       do {
         var result = FileDescriptor.ReadResult.wouldBlock

@@ -46,8 +46,14 @@ struct ResumeLedger {
   /// Frames up to this time were counted before the resume: resent ones are skipped.
   private(set) var resendFrom: Double?
   /// The client is resending the frames after a resume: none is dropped as late until a
-  /// round finds no more than the backlog waiting.
-  var replaying = false
+  /// round finds no more than the backlog waiting, `replaySeconds` or more after the first
+  /// resent frames were read (`replayBegan`): a client that resends line by line may have
+  /// sent only a few when the first round reads them.
+  var replaying = false {
+    didSet { if replaying { replayBegan = nil } }
+  }
+  var replayBegan: Double?
+  static let replaySeconds = 1.0
 
   /// Goes on from `checkpoint`, whose frames up to its time were counted, on the first
   /// session's clock (`rate` ticks a second): its first tick is the one after the checkpoint's.

@@ -228,7 +228,7 @@ final class ServedStream {
 
   /// The index of the first frame line kept of those waiting: the newest `backlog` frames. A
   /// resumed stream's resent frames are not late: all are kept until it has caught up (a
-  /// round with no more than the backlog waiting).
+  /// round with no more than the backlog waiting, a second or more after they began).
   private func firstKept(of waiting: WaitingLines) -> Int {
     guard let backlog = settings.backlog else { return 0 }
     var framesSeen = 0
@@ -239,7 +239,12 @@ final class ServedStream {
       if framesSeen <= backlog { keepFrom = index }
     }
     if ledger.replaying {
-      if framesSeen <= backlog { ledger.replaying = false }
+      if framesSeen > 0, ledger.replayBegan == nil { ledger.replayBegan = waiting.readAt }
+      if framesSeen <= backlog, let began = ledger.replayBegan,
+        waiting.readAt - began >= ResumeLedger.replaySeconds
+      {
+        ledger.replaying = false
+      }
       keepFrom = 0
     }
     return keepFrom

@@ -18,6 +18,9 @@ final class WaitingLines {
   @exclusivity(unchecked) var next = 0
   /// Frame lines before this index are late (beyond the backlog), once handling has begun.
   @exclusivity(unchecked) var keepFrom = 0
+  /// When they were read (Unix seconds): a resumed stream's replay lasts at least
+  /// `ResumeLedger.replaySeconds`.
+  @exclusivity(unchecked) var readAt = 0.0
   /// A frame decoded in place (the decoder keeps state between frames).
   @exclusivity(unchecked) var frame = PeopleFrame()
 
