@@ -67,8 +67,15 @@ let serve = Command(
           "--token-file is for a server on --port; the bench's own takes none",
           command: arguments.command)
       }
-      load.token = try String(contentsOfFile: path, encoding: .utf8)
-        .split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
+      guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+        let line = text.split(separator: "\n").first?.trimmingCharacters(in: .whitespaces),
+        !line.isEmpty
+      else {
+        throw CLIError.failure(
+          "cannot read a token from \(path)",
+          hint: "give the server's --token-file: its first line is the token.")
+      }
+      load.token = line
     }
     load.minutes = try arguments.int("minutes", range: 3...1440)
     load.pin = arguments.flag("pin")
