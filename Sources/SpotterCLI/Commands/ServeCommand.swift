@@ -37,6 +37,12 @@ enum ServeCommand {
           + "Authorization: Bearer <token>."),
       .flag("no-socket", "Do not listen on a Unix socket."),
       .value(
+        "workers", "N",
+        "Poll loops serving the connections, each on a thread of its own, sharing the model, "
+          + "the exercise definitions, the history and the state folder; new connections go "
+          + "to the one with the fewest.",
+        default: "the CPUs the process may use"),
+      .value(
         "max-connections", "N", "Connections at once; more are refused with an error event.",
         default: "1024"),
       .value(
@@ -157,6 +163,10 @@ enum ServeCommand {
       }
       configuration.metricsAddress = address
     }
+    configuration.workers =
+      arguments.values["workers"] == nil
+      ? ProcessInfo.processInfo.activeProcessorCount
+      : try arguments.int("workers", range: 1...1024)!
     configuration.maxConnections = try arguments.int("max-connections", range: 1...100_000)!
     configuration.maxLineBytes = try arguments.int("max-line", range: 1024...(16 << 20))!
     configuration.idleSeconds = try arguments.double("idle", range: 1...86_400)!
@@ -182,8 +192,9 @@ enum ServeCommand {
         notify(.historyWriteFailed($0))
       }
     }
-    let daemon = Daemon(runtime: runtime, configuration: configuration)
+    let daemon: Daemon
     do {
+      daemon = try Daemon(runtime: runtime, configuration: configuration)
       try daemon.listen()
     } catch {
       throw CLIError.failure("\(error)", hint: listenHint(error.code))

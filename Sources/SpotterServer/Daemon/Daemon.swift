@@ -4,35 +4,32 @@ import RepCounting
 import Spotter
 import Synchronization
 
-/// `spotter serve`: many live streams, one `Session` each, over a Unix socket and/or TCP on
-/// loopback.
+/// `spotter serve`: many live streams, one `Session` each, over a Unix socket and/or TCP.
 ///
-/// One thread runs a poll loop over every socket, non-blocking: a session costs a few
-/// microseconds a frame, so one thread keeps up with thousands of 30 fps streams, and no lock
-/// is needed. Predictions are batched: sessions leave them to the daemon
-/// (`Runtime.makeSession(batchingPredictions:)`), and at the end of each poll round the
-/// network states of every session whose prediction is due catch up together, one GEMM a
-/// layer over all of them (`PredictionBatch`), so each weight read serves them all; then each
-/// makes its prediction (`Session.predictionDue`). A stream with several people
-/// (`"people": N` in its header, or `Configuration.people`) runs a session of several people,
-/// whose predictions are made in-line: such streams are few (a gym mirror, a class). Protocol: the
-/// client sends a pose-file header line, then frame lines, and reads NDJSON events back;
-/// `{"cmd":"stats"}` asks for the server's counters.
+/// `Configuration.workers` poll loops (`Worker`), each on a thread of its own, serve the
+/// connections; this thread accepts them and gives each to the worker with the fewest, serves
+/// the metrics, and hears the signals. The workers share the model, the exercise definitions,
+/// the history writer and its state folder; each has its own connections, its own batch of
+/// predictions and its own counters, which it publishes for the others (`Workers`), so a
+/// frame's path takes no lock. A client that resumes a session live on another worker is
+/// handed the session from there. Protocol: the client sends a pose-file header line, then
+/// frame lines, and reads NDJSON events back; `{"cmd":"stats"}` asks for the server's counters,
+/// summed over the workers.
 ///
 /// The protocol is each connection's `ServedStream`, which knows neither sockets nor the
-/// daemon: a `Connection` holds the descriptor, the bytes read and those to write; the daemon
-/// reads and writes them, hands each stream its lines (and the history's answers), and does
-/// what the stream asks (`drive`): answer its stats, claim a resume, keep a checkpoint, store
-/// a record.
+/// daemon: a `Connection` holds the descriptor, the bytes read and those to write; its worker
+/// reads and writes them, hands the stream its lines (and the history's answers), and does
+/// what the stream asks.
 ///
 /// Under pressure: of each connection's unprocessed frames only the newest `backlog` (15, half
 /// a second; nil keeps them all) are kept, the rest counted as dropped; lines longer than
 /// `maxLineBytes` get an `error` event and are skipped; a client that does not read its events
 /// has them dropped once `maxPendingOutput` waits, so it slows nobody else; idle connections
 /// close after `idleSeconds`. A closed or lost connection's session is summarised and handed to
-/// the history writer (`Configuration.history`), which stores it off this thread. SIGTERM
-/// stops accepting, summarises every open session, waits for the history writer to store what
-/// it holds, and returns; SIGHUP reloads the exercise definitions.
+/// the history writer (`Configuration.history`), which stores it off the workers' threads.
+/// SIGTERM stops accepting, has every worker summarise its open sessions, waits for the
+/// history writer to store what it holds, and returns; SIGHUP reloads the exercise definitions
+/// for every worker.
 ///
 /// The daemon never prints: what an operator should know (a reload, a history write that
 /// failed) goes to `Configuration.notify`, and failed history writes are counted in the stats.
@@ -51,6 +48,10 @@ public final class Daemon {
     /// Where to serve the counters in Prometheus' text format (`MetricsEndpoint`), asking for
     /// `token` as a bearer token when there is one. One that is not loopback needs `token`.
     public var metricsAddress: ListenAddress?
+    /// Poll loops serving the connections, each on a thread of its own: one keeps a core
+    /// busy, so one a core the process may use.
+    public var workers = 1
+    /// Connections at once, over every worker.
     public var maxConnections = 1024
     /// 64 KiB: a frame of 20 people in BODY_25 is under 40 KB.
     public var maxLineBytes = 64 * 1024
@@ -95,6 +96,9 @@ public final class Daemon {
 
   let configuration: Configuration
   @exclusivity(unchecked) private var runtime: Runtime
+  private let workers: Workers
+  /// Made by `listen()`, each run by a thread of its own in `run()`.
+  @exclusivity(unchecked) private var loops: [Worker] = []
   @exclusivity(unchecked) private var listeners: [FileDescriptor] = []
   /// The Unix socket this daemon made: removed at exit only if it is still the one at its path.
   @exclusivity(unchecked) private var unixSocket: UnixListener?
@@ -105,125 +109,31 @@ public final class Daemon {
   @exclusivity(unchecked) private var metricsListener: FileDescriptor?
   @exclusivity(unchecked) private var metricsRequests:
     [FileDescriptor: (bytes: [UInt8], deadline: Double)] = [:]
-  @exclusivity(unchecked) private var connections: [FileDescriptor: Connection] = [:]
-  /// The lines of the connection being served, and the frame decoded from one: shared, as
-  /// each connection's are handled before the next is served.
-  private let lines = WaitingLines()
-  /// What every stream is told of the server.
-  private let streamSettings: ServedStream.Settings
   /// Made by `listen()`.
   @exclusivity(unchecked) private var poller: Poller!
-  @exclusivity(unchecked) private var stats = Stats()
-  private let started = Date()
-  /// Connections whose session has a prediction due, in the order they became due; and those
-  /// with events to write at the end of the round. Each connection is queued once
-  /// (`Connection.queuedForPrediction`, `queuedForFlush`), so a round never scans every
-  /// connection to find the few with something to do.
-  @exclusivity(unchecked) private var dueQueue: [Connection] = []
-  @exclusivity(unchecked) private var flushQueue: [Connection] = []
-  /// Connections whose streams hold lines read in an earlier round (past their share of
-  /// commands, or held while a resume was answered): handled next round, before any new
-  /// lines are read from them.
-  @exclusivity(unchecked) private var heldQueue: [Connection] = []
-  /// The `stats` reply of this round: made once however many clients ask.
-  @exclusivity(unchecked) private var statsThisRound: String?
-  /// Poll rounds so far: a stream's share of a round (`ServedStream.beginRound`) is one a
-  /// round, however often its lines are handled in it.
-  @exclusivity(unchecked) private var rounds = 0
-  /// When the round began (Unix seconds): a connection that takes its output counts as active.
-  @exclusivity(unchecked) private var roundTime = 0.0
-  /// The due predictions being made, and their sessions' batch, reused round to round.
-  @exclusivity(unchecked) private var dueRound: [Connection] = []
-  @exclusivity(unchecked) private var dueBatch = PredictionBatch()
-  /// When idle connections were last looked for.
-  @exclusivity(unchecked) private var lastIdleCheck = 0.0
-  /// Refused connections not yet closed, each with the time it is closed at the latest
-  /// (`refuse`).
-  @exclusivity(unchecked) private var refused: [FileDescriptor: Double] = [:]
-  /// What the history writer's thread tells this one, taken each round.
-  private let inbox = Inbox()
-  /// Connections by their session's uid (checkpoints stored are told to them), and those
-  /// waiting for the history's answer to a resume, by serial.
-  @exclusivity(unchecked) private var bySessionID: [String: Connection] = [:]
-  @exclusivity(unchecked) private var awaitingClaims: [Int: Connection] = [:]
+  /// Clients refused here, over `maxConnections`.
+  @exclusivity(unchecked) private var refusals: Refusals!
 
-  /// How long SIGTERM gives the summaries to reach their clients before closing.
-  static let drainSeconds = 2.0
-
-  /// The server's counters: those of the connections gone (`closedStreams`) and its own; an
-  /// open connection's are its stream's (`ServedStream.tally`), added when asked.
-  struct Stats {
-    var connectionsTotal = 0
-    var closedStreams = ServedStream.Tally()
-    /// Connections refused for their token.
-    var refusals = 0
-    var sessionsFinished = 0
-  }
-
-  public init(runtime: Runtime, configuration: Configuration) {
+  public init(runtime: Runtime, configuration: Configuration) throws(SystemError) {
     precondition((configuration.backlog ?? 1) >= 1, "Daemon: a backlog keeps at least 1 frame")
+    precondition(configuration.workers >= 1, "Daemon: at least 1 worker")
     self.runtime = runtime
     self.configuration = configuration
-    streamSettings = ServedStream.Settings(
-      backlog: configuration.backlog, maxPendingOutput: configuration.maxPendingOutput,
-      maxLineBytes: configuration.maxLineBytes, people: configuration.people,
-      keepsHistory: configuration.history != nil)
+    workers = try Workers(count: configuration.workers, history: configuration.history)
     // The plan (measured, or read from its cache) before the first client, not in the first
     // round that has a prediction to make.
     _ = runtime.classifier?.plan
-    let inbox = inbox
-    configuration.history?.whenCheckpointsStored { inbox.post(.stored($0)) }
-  }
-
-  /// Messages from the history writer's thread: answers to resumes, checkpoints stored.
-  final class Inbox: Sendable {
-    enum Message: Sendable {
-      case claimed(serial: Int, resumer: String, Result<Checkpoint.Claim, HistoryError>)
-      case stored([Checkpoint])
-    }
-    private let messages = Mutex<[Message]>([])
-
-    func post(_ message: Message) { messages.withLock { $0.append(message) } }
-
-    /// Every message posted since the last call, oldest first.
-    func take() -> [Message] {
-      messages.withLock { waiting in
-        guard !waiting.isEmpty else { return [] }
-        defer { waiting.removeAll() }
-        return waiting
-      }
+    let slots = workers.slots
+    configuration.history?.whenCheckpointsStored { stored in
+      for slot in slots { slot.mailbox.post(.stored(stored), wake: false) }
     }
   }
 
-  /// Hands each message of the history's to its connection.
-  private func readInbox() {
-    for message in inbox.take() {
-      switch message {
-      case .claimed(let serial, let resumer, let answer):
-        guard let connection = awaitingClaims.removeValue(forKey: serial), isOpen(connection)
-        else {
-          // Its client left before the answer came: the sets the claim took are stored as
-          // they were, under the session that took them.
-          if case .success(.resumed(let checkpoint)) = answer {
-            record(checkpoint.lastWord, uid: resumer)
-          }
-          continue
-        }
-        drive(connection) { $0.claimed(answer, into: &$1) }
-        handleLines(of: connection)  // those held while the history was asked
-        afterLines(connection)
-      case .stored(let checkpoints):
-        for checkpoint in checkpoints {
-          guard let connection = bySessionID[checkpoint.uid] else { continue }
-          drive(connection) { $0.checkpointStored(checkpoint, into: &$1) }
-        }
-      }
-    }
-  }
-
-  /// Binds the listeners. Throws `SystemError` naming what could not be bound.
+  /// Binds the listeners and makes the workers. Throws `SystemError` naming what could not be
+  /// bound.
   public func listen() throws(SystemError) {
     poller = try Poller()
+    refusals = Refusals(poller: poller)
     if let path = configuration.socketPath {
       let unix = try Socket.listenUnixOwned(path: path)
       unixSocket = unix
@@ -243,6 +153,11 @@ public final class Daemon {
       throw SystemError("nothing to listen on: give a socket path or a port", code: EINVAL)
     }
     for listener in listeners { poller.set(listener, read: true, write: false, adding: true) }
+    for index in 0..<configuration.workers {
+      loops.append(
+        try Worker(
+          index: index, workers: workers, configuration: configuration, runtime: runtime))
+    }
   }
 
   /// A TCP listener on `address`: one beyond loopback only with a token, as anyone who can
@@ -257,57 +172,53 @@ public final class Daemon {
     return try Socket.listenTCP(address)
   }
 
-  /// Runs until SIGTERM (or SIGINT): the poll loop. Returns after every session is summarised.
+  /// Runs until SIGTERM (or SIGINT): the workers serve, this thread accepts. Returns after
+  /// every worker has summarised its sessions and the history writer has stored them.
   public func run() {
     SignalFlags.install()
-    var roundStarted = 0.0
+    let finished = DispatchGroup()
+    for made in loops {
+      // Made here, touched only by its thread from now on.
+      nonisolated(unsafe) let worker = made
+      finished.enter()
+      let thread = Thread {
+        worker.run()
+        finished.leave()
+      }
+      thread.name = "spotter worker \(worker.index)"
+      thread.start()
+    }
+    var lastIdleCheck = 0.0
+    var workersBusy = false
     while !SignalFlags.terminate {
       if SignalFlags.takeReload() { reloadExercises() }
-      // Rounds are spaced by the number of connections, so each gathers more frames (and more
-      // due predictions to make together) instead of paying a poll over every socket for a few.
-      let wait = roundStarted + roundSpacing(connections: connections.count) - uptime()
-      if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-      roundStarted = uptime()
-      rounds += 1
-      statsThisRound = nil
-      do { try poller.wait(milliseconds: heldQueue.isEmpty ? 100 : 0) } catch { break }
+      // Connections wait on the listener while every worker has enough handed to it: polled
+      // again in a millisecond, as the listener stays ready.
+      if workersBusy { usleep(1000) }
+      workersBusy = false
+      do { try poller.wait(milliseconds: 100) } catch { break }
       let now = Date().timeIntervalSince1970
-      roundTime = now
-      poller.forEachReady { descriptor, readiness in
+      poller.forEachReady { descriptor, _ in
         if descriptor == metricsListener {
           acceptMetrics(now: now)
         } else if metricsRequests[descriptor] != nil {
           serveMetrics(descriptor, now: now)
         } else if listeners.contains(descriptor) {
-          acceptSome(on: descriptor, now: now)
-        } else if let connection = connections[descriptor] {
-          serve(connection, readiness, now: now)
-        } else if refused[descriptor] != nil, Self.discardInput(of: descriptor) {
-          closeRefused(descriptor)
+          if !acceptSome(on: descriptor, now: now) { workersBusy = true }
+        } else {
+          _ = refusals.serve(descriptor)
         }
       }
-      readInbox()
-      handleHeldLines()
-      predictDue()
-      flushQueued()
-      // Idle connections, looked for once a second: a scan of every connection per round
-      // would cost more than the round's work.
       if now - lastIdleCheck >= 1 {
         lastIdleCheck = now
-        for (descriptor, deadline) in refused where now >= deadline { closeRefused(descriptor) }
+        refusals.closeExpired(now: now)
         for (descriptor, request) in metricsRequests where now >= request.deadline {
           closeMetrics(descriptor)
         }
-        for connection in Array(connections.values)
-        where now - connection.lastActivity > configuration.idleSeconds {
-          let message = "no line for \(Int(configuration.idleSeconds)) s: closing"
-          drive(connection) { $0.send(.error(t: nil, line: nil, message: message), into: &$1) }
-          close(connection)
-        }
       }
     }
-    // Drain: stop accepting, summarise every open session, give the summaries a moment to
-    // reach their clients, then close.
+    // Drain: stop accepting, have every worker summarise its sessions and give the summaries
+    // a moment to reach their clients, then close.
     // While its listener is open, the socket's inode is not another file's: checked first.
     if let path = configuration.socketPath, let unix = unixSocket {
       Socket.removeUnix(path: path, made: unix.file)
@@ -318,248 +229,39 @@ public final class Daemon {
       poller.remove(metricsListener)
       metricsListener.close()
     }
-    drain()
-    for connection in Array(connections.values) { close(connection) }
-    for descriptor in Array(refused.keys) { closeRefused(descriptor) }
+    workers.stop()
+    finished.wait()
+    refusals.closeExpired(now: nil)
     poller.close()
     // What the history writer still holds is written before `run` returns.
     configuration.history?.finish()
   }
 
-  /// Finishes every session and writes their last events while the clients take them, for
-  /// up to `drainSeconds` (a session waiting for the history's answer to its resume gets it
-  /// first, and is finished then).
-  private func drain() {
-    let deadline = uptime() + Self.drainSeconds
-    while !awaitingClaims.isEmpty && uptime() < deadline {
-      readInbox()
-      usleep(10_000)
-    }
-    // Lines held past a round's share are handled first: the summaries count them.
-    while !heldQueue.isEmpty { handleHeldLines() }
-    for connection in connections.values {
-      drive(connection) { $0.finish(into: &$1) }
-      flush(connection)
-    }
-    while uptime() < deadline {
-      let unsent = connections.values.filter { $0.hasOutput && !$0.closed }
-      guard !unsent.isEmpty else { return }
-      for connection in unsent {
-        poller.set(connection.descriptor, read: false, write: true, adding: false)
-      }
-      guard (try? poller.wait(milliseconds: 50)) != nil else { return }
-      poller.forEachReady { descriptor, readiness in
-        if readiness.writable || readiness.closed, let connection = connections[descriptor] {
-          flush(connection)
-        }
-      }
-    }
-  }
-
-  /// The shortest time between the starts of two poll rounds: 4 µs per connection, at most
-  /// 2 ms. Each round has a fixed cost (a wait, the weights brought into cache for its
-  /// predictions, a write per connection with events), and frames gathered over 2 ms share it:
-  /// more due predictions share the weights, and a connection's lines come in one read. 2 ms
-  /// adds at most that to a frame's latency (a fifteenth of a frame's interval at 30 fps), and
-  /// a server with a few connections still wakes for each frame.
-  func roundSpacing(connections: Int) -> Double { min(0.002, Double(connections) * 4e-6) }
-
-  private func uptime() -> Double { ProcessInfo.processInfo.systemUptime }
-
-  /// Makes every due prediction: the network states of all sessions with one due catch up
-  /// together, sharing each weight read, then each session makes its prediction and goes on
-  /// with the ticks it held, which may make another due (another pass).
-  private func predictDue() {
-    while !dueQueue.isEmpty {
-      swap(&dueQueue, &dueRound)
-      for connection in dueRound where isOpen(connection) {
-        if let session = connection.stream.session { dueBatch.add(session) }
-      }
-      dueBatch.catchUp()
-      for connection in dueRound {
-        connection.queuedForPrediction = false
-        // A connection closed meanwhile made its predictions in `finish`.
-        guard isOpen(connection) else { continue }
-        drive(connection) { $0.makeDuePrediction(into: &$1) }
-        queueIfDue(connection)
-      }
-      dueRound.removeAll(keepingCapacity: true)
-    }
-  }
-
-  /// Queues the connection for the round's predictions if its session has one due.
-  private func queueIfDue(_ connection: Connection) {
-    guard !connection.queuedForPrediction, connection.stream.predictionDue else {
-      return
-    }
-    connection.queuedForPrediction = true
-    dueQueue.append(connection)
-  }
-
-  /// Writes the events of every connection that has some, one write each.
-  private func flushQueued() {
-    for connection in flushQueue {
-      connection.queuedForFlush = false
-      guard isOpen(connection) else { continue }
-      flush(connection)
-      if connection.closed || (connection.stream.ended && !connection.hasOutput) {
-        close(connection)
-      } else {
-        updateInterest(connection)
-      }
-    }
-    flushQueue.removeAll(keepingCapacity: true)
-  }
-
-  /// Handles the lines streams held from earlier rounds, each stream its round's share.
-  private func handleHeldLines() {
-    guard !heldQueue.isEmpty else { return }
-    let held = heldQueue
-    heldQueue.removeAll(keepingCapacity: true)
-    for connection in held {
-      connection.queuedForLines = false
-      guard isOpen(connection) else { continue }
-      handleLines(of: connection)
-      if refused(connection, now: roundTime) { continue }
-      afterLines(connection)
-    }
-  }
-
-  /// Tells the poller what the connection waits for, when that changed: lines until its input
-  /// ended, and room to write while events wait.
-  private func updateInterest(_ connection: Connection) {
-    let interest = (read: connection.wantsInput, write: connection.hasOutput)
-    guard interest != connection.interest else { return }
-    connection.interest = interest
-    poller.set(connection.descriptor, read: interest.read, write: interest.write, adding: false)
-  }
-
-  /// Whether the connection is still served (its descriptor may since serve another).
-  private func isOpen(_ connection: Connection) -> Bool {
-    connections[connection.descriptor] === connection
-  }
-
-  private func serve(_ connection: Connection, _ readiness: Poller.Readiness, now: Double) {
-    if readiness.readable || readiness.closed, connection.wantsInput {
-      connection.receive(into: lines, now: now)
-      handleLines(of: connection)
-    }
-    if refused(connection, now: now) { return }
-    if readiness.writable { flush(connection) }
-    afterLines(connection)
-  }
-
-  /// Whether the connection's stream refused its client (a line without the token): then the
-  /// refusal, and nothing else, goes out before the connection ends.
-  private func refused(_ connection: Connection, now: Double) -> Bool {
-    guard let refusal = connection.stream.refusal else { return false }
-    stats.refusals += 1
-    stats.closedStreams.add(connection.stream.tally)
-    poller.remove(connection.descriptor)
-    connections[connection.descriptor] = nil
-    refuse(connection.descriptor, message: refusal, now: now)
-    return true
-  }
-
-  /// After a connection's lines were handled or its events written: a client that has sent
-  /// everything (and has no lines held) gets its summary; a connection that is done closes,
-  /// any other waits for what it waits for.
-  private func afterLines(_ connection: Connection) {
-    let stream = connection.stream
-    if connection.inputEnded && !stream.holdsLines {
-      drive(connection) { $0.finish(into: &$1) }
-      flush(connection)
-    }
-    let done =
-      stream.ended || (connection.inputEnded && !stream.awaitingClaim && !stream.holdsLines)
-    if connection.closed || (done && !connection.hasOutput) {
-      close(connection)
-    } else {
-      updateInterest(connection)
-      queueIfDue(connection)
-    }
-  }
-
-  /// At most this many new connections a round: clients connecting faster than the loop accepts
-  /// them (a reconnect storm) must not keep it from serving the connections it has. The
-  /// listener stays readable, so the rest are accepted in the rounds that follow.
+  /// At most this many new connections a round: clients connecting faster than they are
+  /// accepted (a reconnect storm) must not keep this thread from the signals and the metrics.
+  /// The listener stays readable, so the rest are accepted in the rounds that follow.
   static let acceptsPerRound = 64
 
-  private func acceptSome(on listener: FileDescriptor, now: Double) {
+  /// Accepts waiting connections and gives each to the worker with the fewest, while a worker
+  /// may be handed more (`Workers.handedAtMost`). Returns false when none may: the rest wait.
+  private func acceptSome(on listener: FileDescriptor, now: Double) -> Bool {
     for _ in 0..<Self.acceptsPerRound {
-      guard let descriptor = Socket.accept(on: listener) else { return }
-      guard connections.count < configuration.maxConnections else {
-        refuse(
+      guard let slot = workers.leastLoaded() else { return false }
+      guard let descriptor = Socket.accept(on: listener) else { return true }
+      guard workers.connectionCount < configuration.maxConnections else {
+        refusals.refuse(
           descriptor,
           message: "too many connections (\(configuration.maxConnections)); try later", now: now)
+        workers.refusals.add(1, ordering: .relaxed)
         continue
       }
-      stats.connectionsTotal += 1
-      poller.set(descriptor, read: true, write: false, adding: true)
-      let stream = ServedStream(
-        name: "connection \(stats.connectionsTotal)", settings: streamSettings,
-        token: listener == tokenListener ? configuration.token : nil)
-      connections[descriptor] = Connection(
-        descriptor: descriptor, serial: stats.connectionsTotal, now: now, stream: stream)
+      let serial = workers.connectionsTotal.add(1, ordering: .relaxed).newValue
+      slot.connections.add(1, ordering: .relaxed)
+      slot.handed.add(1, ordering: .relaxed)
+      slot.mailbox.post(
+        .connection(descriptor, serial: serial, needsToken: listener == tokenListener))
     }
-  }
-
-  /// Refused connections kept open at once, each for at most `refusalSeconds`: enough for a
-  /// burst of clients over the limit, and a bound on the descriptors a storm of them holds.
-  static let refusalsKept = 64
-  static let refusalSeconds = 1.0
-
-  /// Tells a client it is refused (over `maxConnections`, or without the token), and ends the
-  /// connection so that it reads the refusal and then the end of the stream. Closing a socket with the client's lines unread
-  /// resets the connection instead: the client's read fails (ECONNRESET) where it should end,
-  /// and a client that sent its header before it was accepted always has lines unread. So the
-  /// refusal is followed by a shutdown of the sending side, and what the client sends is read
-  /// and thrown away until it hangs up, for at most `refusalSeconds` (beyond `refusalsKept`,
-  /// only what is there now), never waiting on it.
-  private func refuse(_ descriptor: FileDescriptor, message: String, now: Double) {
-    let refusal = SpotterEvent.error(t: nil, line: nil, message: message)
-    descriptor.writeAll(refusal.jsonLine + "\n")
-    descriptor.shutdownWriting()
-    guard !Self.discardInput(of: descriptor), refused.count < Self.refusalsKept else {
-      descriptor.close()
-      return
-    }
-    refused[descriptor] = now + Self.refusalSeconds
-    poller.set(descriptor, read: true, write: false, adding: true)
-  }
-
-  private func closeRefused(_ descriptor: FileDescriptor) {
-    poller.remove(descriptor)
-    descriptor.close()
-    refused[descriptor] = nil
-  }
-
-  /// Reads and throws away what a refused client sent, up to 64 KiB: true once it has hung up
-  /// (or the socket failed).
-  private static func discardInput(of descriptor: FileDescriptor) -> Bool {
-    withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
-      for _ in 0..<16 {
-        switch try? descriptor.read(into: buffer) {
-        case .bytes?: continue
-        case .wouldBlock?: return false
-        case .end?, nil: return true
-        }
-      }
-      return false
-    }
-  }
-
-  private func close(_ connection: Connection) {
-    drive(connection) { $0.finish(into: &$1) }
-    flush(connection)
-    connection.stream.delivered(connection.bytesWritten, closing: true)
-    applyRequests(of: connection)
-    stats.closedStreams.add(connection.stream.tally)
-    poller.remove(connection.descriptor)
-    connection.descriptor.close()
-    connections[connection.descriptor] = nil
-    if let uid = connection.stream.uid, bySessionID[uid] === connection { bySessionID[uid] = nil }
-    awaitingClaims[connection.serial] = nil
+    return true
   }
 
   /// New sessions get the reloaded definitions; open ones keep theirs. A bad definition keeps
@@ -569,150 +271,11 @@ public final class Daemon {
       let catalogue = try ExerciseCatalogue.load(adding: configuration.exercisesFolder)
       runtime = Runtime(
         classifier: runtime.classifier, catalogue: catalogue, options: runtime.options)
+      for slot in workers.slots { slot.mailbox.post(.runtime(runtime)) }
       configuration.notify(.exercisesReloaded)
     } catch {
       configuration.notify(.reloadFailed("\(error)"))
     }
-  }
-
-  // MARK: what streams ask of the server
-
-  /// Calls into a connection's stream, then does what it asked (`applyRequests`), and queues
-  /// what it sent for the end of the round: every call into a stream comes through here, so
-  /// no stream needs the daemon.
-  private func drive(_ connection: Connection, _ call: (ServedStream, inout [UInt8]) -> Void) {
-    let stream = connection.stream
-    let appended = stream.bytesAppended
-    call(stream, &connection.output)
-    applyRequests(of: connection)
-    if stream.bytesAppended != appended { flushAtEndOfRound(connection) }
-  }
-
-  /// Has the connection's stream handle the lines waiting (and those it held while a resume
-  /// waited for the history), answering each stats command as it comes; then lets their
-  /// bytes go.
-  private func handleLines(of connection: Connection) {
-    connection.stream.beginRound(rounds)
-    var handled = false
-    while !handled {
-      drive(connection) { handled = $0.receive(lines, runtime: runtime, into: &$1) }
-    }
-    lines.clear()
-    connection.releaseLines()
-    if connection.stream.holdsLines && !connection.queuedForLines {
-      connection.queuedForLines = true
-      heldQueue.append(connection)
-    }
-  }
-
-  /// Does what the connection's stream asked, in the order it asked.
-  private func applyRequests(of connection: Connection) {
-    let stream = connection.stream
-    while let request = stream.nextRequest() {
-      switch request {
-      case .stats:
-        let line = statsThisRound ?? statsLine()
-        statsThisRound = line
-        stream.answer(stats: line, into: &connection.output)
-      case .claim(let id, let resumer): claim(id, resumer: resumer, for: connection)
-      case .live(let uid): bySessionID[uid] = connection
-      case .checkpoint(let checkpoint):
-        // Checkpoints stored are told to the stream that took them.
-        bySessionID[checkpoint.uid] = connection
-        configuration.history?.checkpoint(checkpoint)
-      case .record(let session, let uid): record(session, uid: uid)
-      }
-    }
-  }
-
-  /// Writes the connection's events that the socket takes now; records whose summaries are
-  /// now written go to the history.
-  private func flush(_ connection: Connection) {
-    let written = connection.bytesWritten
-    connection.flush()
-    if connection.bytesWritten > written { connection.lastActivity = roundTime }
-    connection.stream.delivered(connection.bytesWritten)
-    applyRequests(of: connection)
-  }
-
-  /// The connection has events to write: at the end of this round, with the rest.
-  private func flushAtEndOfRound(_ connection: Connection) {
-    connection.hasOutput = true
-    guard !connection.queuedForFlush else { return }
-    connection.queuedForFlush = true
-    flushQueue.append(connection)
-  }
-
-  /// Hands a finished session to the history writer, which stores it off this thread. A
-  /// write that fails is counted (`history_errors`) and reported, never dropped silently.
-  private func record(_ session: SessionRecord, uid: String) {
-    stats.sessionsFinished += 1
-    configuration.history?.submit(session, uid: uid)
-  }
-
-  /// Resumes session `id` for the connection, whose own session is `resumer`. A session live
-  /// on another connection of this daemon (its client reconnected before the old connection
-  /// was seen to fail) moves here whole (`ServedStream.handOver`), and the old connection is
-  /// told and closed; any other is asked of the history, whose answer comes in a later round
-  /// (`readInbox`).
-  private func claim(_ id: String, resumer: String, for connection: Connection) {
-    if let owner = bySessionID[id], owner !== connection, isOpen(owner) {
-      var live: ServedStream.LiveSession?
-      drive(owner) { live = $0.handOver(into: &$1) }
-      if let live {
-        connection.stream.takeOver(live, into: &connection.output)
-        bySessionID[live.uid] = connection
-        close(owner)
-        return
-      }
-    }
-    guard let history = configuration.history else {
-      connection.stream.claimed(nil, into: &connection.output)
-      return
-    }
-    awaitingClaims[connection.serial] = connection
-    let (inbox, serial) = (inbox, connection.serial)
-    history.claim(id, for: resumer) {
-      inbox.post(.claimed(serial: serial, resumer: resumer, $0))
-    }
-  }
-
-  /// The server's counters: those of the connections gone and its own, with those of the
-  /// open ones.
-  private func counters() -> MetricsEndpoint.Counters {
-    var streams = stats.closedStreams
-    var open = 0
-    for connection in connections.values {
-      streams.add(connection.stream.tally)
-      if connection.stream.isOpen { open += 1 }
-    }
-    let history = configuration.history?.current ?? HistoryWriter.Counters()
-    return MetricsEndpoint.Counters(
-      openSessions: open, connections: connections.count,
-      connectionsTotal: stats.connectionsTotal, frames: streams.frames,
-      droppedFrames: streams.droppedFrames, errors: streams.errors + stats.refusals,
-      sessionsFinished: stats.sessionsFinished, historyWritten: history.written,
-      historyQueued: history.queued, historySpooled: history.spooled,
-      historyErrors: history.failures, uptimeSeconds: Date().timeIntervalSince(started))
-  }
-
-  /// The `stats` reply.
-  private func statsLine() -> String {
-    let current = counters()
-    let seconds = max(current.uptimeSeconds, 1e-3)
-    let fields: [(String, String)] = [
-      ("type", JSONText.quote("stats")), ("open_sessions", "\(current.openSessions)"),
-      ("connections", "\(current.connections)"),
-      ("connections_total", "\(current.connectionsTotal)"), ("frames", "\(current.frames)"),
-      ("frames_per_second", String(format: "%.1f", Double(current.frames) / seconds)),
-      ("dropped_frames", "\(current.droppedFrames)"), ("errors", "\(current.errors)"),
-      ("sessions_finished", "\(current.sessionsFinished)"),
-      ("history_written", "\(current.historyWritten)"),
-      ("history_queued", "\(current.historyQueued)"),
-      ("history_spooled", "\(current.historySpooled)"),
-      ("history_errors", "\(current.historyErrors)"),
-    ]
-    return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }
 
   // MARK: metrics
@@ -747,7 +310,7 @@ public final class Daemon {
       }
     }
     if let reply = MetricsEndpoint.reply(
-      to: request.bytes, token: configuration.token, counters: counters)
+      to: request.bytes, token: configuration.token, counters: { workers.counters() })
     {
       descriptor.writeAll(reply)
       closeMetrics(descriptor)

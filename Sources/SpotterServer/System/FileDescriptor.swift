@@ -91,7 +91,7 @@ struct FileDescriptor: Hashable, Sendable {
 /// that are ready, not to every one registered. With hundreds of connections and a few frames
 /// in each round, rebuilding a `poll(2)` list and having the kernel look at every socket was a
 /// fifth of the daemon's CPU. `epoll(7)` on Linux; elsewhere `poll(2)` over the registrations.
-struct Poller {
+final class Poller {
   struct Readiness {
     var readable: Bool
     var writable: Bool
@@ -101,8 +101,8 @@ struct Poller {
 
   #if os(Linux)
     private let epoll: Int32
-    private var events: [epoll_event]
-    private var readyCount = 0
+    @exclusivity(unchecked) private var events: [epoll_event]
+    @exclusivity(unchecked) private var readyCount = 0
 
     init() throws(SystemError) {
       epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -130,7 +130,7 @@ struct Poller {
 
     /// Waits up to `milliseconds` for any descriptor to be ready. A signal ends the wait early
     /// and is not an error.
-    mutating func wait(milliseconds: Int32) throws(SystemError) {
+    func wait(milliseconds: Int32) throws(SystemError) {
       let count = epoll_wait(epoll, &events, Int32(events.count), milliseconds)
       readyCount = max(0, Int(count))
       if count < 0 && errno != EINTR { throw SystemError("epoll_wait()") }
@@ -155,16 +155,16 @@ struct Poller {
     func close() {}
 
     /// Starts (`adding`) or changes what `descriptor` is waited for.
-    mutating func set(_ descriptor: FileDescriptor, read: Bool, write: Bool, adding: Bool) {
+    func set(_ descriptor: FileDescriptor, read: Bool, write: Bool, adding: Bool) {
       interests[descriptor.rawValue] = (read ? Int16(POLLIN) : 0) | (write ? Int16(POLLOUT) : 0)
     }
 
     /// Stops waiting for `descriptor` (before it is closed).
-    mutating func remove(_ descriptor: FileDescriptor) { interests[descriptor.rawValue] = nil }
+    func remove(_ descriptor: FileDescriptor) { interests[descriptor.rawValue] = nil }
 
     /// Waits up to `milliseconds` for any descriptor to be ready. A signal ends the wait early
     /// and is not an error.
-    mutating func wait(milliseconds: Int32) throws(SystemError) {
+    func wait(milliseconds: Int32) throws(SystemError) {
       entries.removeAll(keepingCapacity: true)
       for (fd, events) in interests { entries.append(pollfd(fd: fd, events: events, revents: 0)) }
       let ready = poll(&entries, nfds_t(entries.count), milliseconds)
