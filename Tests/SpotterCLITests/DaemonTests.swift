@@ -263,12 +263,13 @@ import Testing
   /// same round, and made together), each give the event lines `spotter classify --json`
   /// writes for the same file, byte for byte, predictions included (the summary adds the
   /// daemon's drop counters, so its reps are compared instead).
-  @Test func streamsGetTheEventsOfClassify() throws {
+  /// With one worker or two (the streams spread over both), the same events.
+  @Test(arguments: [1, 2]) func streamsGetTheEventsOfClassify(workers: Int) throws {
     let files = try [("jumping_jack", 8, 307), ("squat", 6, 308), ("jumping_jack", 8, 309)].map {
       try Self.recording($0.0, reps: $0.1, seed: $0.2)
     }
     let expected = try files.map(Self.classified)
-    let server = try Server(extra: ["--predictions"])
+    let server = try Server(extra: ["--predictions", "--workers", "\(workers)"])
     let clients = try files.map { _ in try Client(socket: server.socket) }
     DispatchQueue.concurrentPerform(iterations: files.count) { index in
       clients[index].stream(files[index], speed: 4)

@@ -49,7 +49,10 @@ import Testing
 
   /// Waits until `done` holds, for at most 20 s (a machine busy with the rest of the suite).
   static func wait(until done: () -> Bool) {
-    for _ in 0..<1000 where !done() { usleep(20_000) }
+    for _ in 0..<1000 {
+      if done() { return }
+      usleep(20_000)
+    }
   }
 
   static func errors(_ events: [[String: Any]]) -> [String] {
@@ -58,11 +61,12 @@ import Testing
 
   /// A phone that changed networks reconnects while its old connection still looks open: the
   /// session moves to the new connection whole (same id, every rep so far), the old one is
-  /// told and closed, and the workout is stored once with every rep.
-  @Test func aResumeOfALiveSessionTakesItOver() throws {
+  /// told and closed, and the workout is stored once with every rep. With two workers, the new
+  /// connection goes to the worker the old one is not on, which is handed the session.
+  @Test(arguments: [1, 2]) func aResumeOfALiveSessionTakesItOver(workers: Int) throws {
     let (file, whole) = try Self.squats(seed: 43)
     let lines = DaemonTests.lines(of: file)
-    let server = try Server()
+    let server = try Server(extra: ["--workers", "\(workers)"])
     let old = try Client(socket: server.socket)
     old.stream(file, speed: 20, stopAfter: 0.5)
     usleep(300_000)

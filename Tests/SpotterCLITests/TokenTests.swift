@@ -95,6 +95,7 @@ import Testing
     let (port, metricsPort) = (try Self.freePort(), try Self.freePort())
     let server = try DaemonTests.Server(extra: [
       "--port", "\(port)", "--token-file", tokenFile, "--metrics", "127.0.0.1:\(metricsPort)",
+      "--workers", "2",
     ])
     let file = DaemonTests.choosing(
       "squat", in: try DaemonTests.recording("squat", reps: 4, seed: 383))
@@ -137,7 +138,8 @@ import Testing
     #expect(reply.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(reply.prefix(80))")
     #expect(reply.contains("Content-Type: text/plain; version=0.0.4"))
     let body = try #require(reply.components(separatedBy: "\r\n\r\n").last)
-    // Prometheus' text format: each sample after its HELP and TYPE, a name and a number.
+    // Prometheus' text format: each sample after its HELP and TYPE, a name (its family's,
+    // with labels or not) and a number.
     var values: [String: Double] = [:]
     var typed: Set<String> = []
     for line in body.split(separator: "\n") {
@@ -146,11 +148,13 @@ import Testing
         #expect(parts.count == 4 && ["counter", "gauge"].contains(String(parts[3])), "\(line)")
         typed.insert(String(parts[2]))
       } else if !line.hasPrefix("# HELP ") {
-        #expect(parts.count == 2 && typed.contains(String(parts[0])), "\(line)")
+        let family = parts.first?.split(separator: "{").first.map(String.init) ?? ""
+        #expect(parts.count == 2 && typed.contains(family), "\(line)")
         values[String(parts[0])] = Double(parts[1])
       }
     }
-    #expect(values.count == 12 && values.values.allSatisfy { $0 >= 0 }, "\(values)")
+    #expect(values.count == 14 && values.values.allSatisfy { $0 >= 0 }, "\(values)")
+    #expect(values[#"spotter_worker_connections{worker="1"}"#] == 0, "\(values)")
     #expect(values["spotter_frames_total"] == Double(lines.count - 1))
     #expect(values["spotter_sessions_finished_total"] == 1)
     #expect(values["spotter_errors_total"] ?? 0 >= 2, "the refused client and status")

@@ -181,12 +181,11 @@ public final class Daemon {
       // Made here, touched only by its thread from now on.
       nonisolated(unsafe) let worker = made
       finished.enter()
-      let thread = Thread {
+      Thread.detachNewThread {
+        ThreadName.set("worker \(worker.index)")
         worker.run()
         finished.leave()
       }
-      thread.name = "spotter worker \(worker.index)"
-      thread.start()
     }
     var lastIdleCheck = 0.0
     var workersBusy = false

@@ -28,6 +28,8 @@ enum MetricsEndpoint {
     var historySpooled = 0
     var historyErrors = 0
     var uptimeSeconds = 0.0
+    /// Connections each worker holds, by worker.
+    var workerConnections: [Int] = []
   }
 
   /// The reply to the request in `bytes`, once its head is whole (nil while it is not); the
@@ -105,9 +107,15 @@ enum MetricsEndpoint {
         String(format: "%.3f", counters.uptimeSeconds)
       ),
     ]
+    let perWorker =
+      "# HELP spotter_worker_connections Connections each worker holds now.\n"
+      + "# TYPE spotter_worker_connections gauge\n"
+      + counters.workerConnections.enumerated().map {
+        "spotter_worker_connections{worker=\"\($0)\"} \($1)\n"
+      }.joined()
     return metrics.map { name, type, help, value in
       "# HELP spotter_\(name) \(help)\n# TYPE spotter_\(name) \(type)\nspotter_\(name) \(value)\n"
-    }.joined()
+    }.joined() + perWorker
   }
 
   /// The end of the request's head (the blank line after its headers), if it has come.

@@ -185,6 +185,10 @@ final class Worker {
       ("history_queued", "\(current.historyQueued)"),
       ("history_spooled", "\(current.historySpooled)"),
       ("history_errors", "\(current.historyErrors)"),
+      (
+        "worker_connections",
+        "[" + current.workerConnections.map(String.init).joined(separator: ",") + "]"
+      ),
     ]
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }

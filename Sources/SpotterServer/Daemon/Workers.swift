@@ -108,7 +108,8 @@ final class Workers: Sendable {
       sessionsFinished: total.sessionsFinished,
       historyWritten: history.written, historyQueued: history.queued,
       historySpooled: history.spooled, historyErrors: history.failures,
-      uptimeSeconds: Date().timeIntervalSince(started))
+      uptimeSeconds: Date().timeIntervalSince(started),
+      workerConnections: slots.map { $0.connections.load(ordering: .relaxed) })
   }
 
   /// Wakes every worker to stop.
