@@ -9,8 +9,28 @@ import Foundation
 /// the process is gone or the file cannot be read.
 enum ProcessFigures {
   /// User plus system CPU seconds, from /proc/PID/stat.
-  static func cpuSeconds(_ pid: Int32) -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+  static func cpuSeconds(_ pid: Int32) -> Double { cpuSeconds(statFile: "/proc/\(pid)/stat") }
+
+  /// The CPU seconds of each of the daemon's workers (its threads named `worker N`, in order
+  /// of N), from /proc/PID/task/TID/stat.
+  static func workerCPUSeconds(_ pid: Int32) -> [Double] {
+    let tasks = "/proc/\(pid)/task"
+    var byWorker: [Int: Double] = [:]
+    for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+      guard
+        let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
+        name.hasPrefix("worker "),
+        let index = Int(
+          name.dropFirst("worker ".count).trimmingCharacters(in: .whitespacesAndNewlines))
+      else { continue }
+      byWorker[index] = cpuSeconds(statFile: "\(tasks)/\(thread)/stat")
+    }
+    return byWorker.keys.sorted().map { byWorker[$0]! }
+  }
+
+  /// User plus system CPU seconds in a stat file of proc(5).
+  private static func cpuSeconds(statFile: String) -> Double {
+    guard let text = try? String(contentsOfFile: statFile, encoding: .utf8),
       let close = text.lastIndex(of: ")")
     else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")

@@ -54,6 +54,8 @@ enum ServeLoad {
     /// The daemon on the first CPU this process may use, the load generator on the others
     /// (`CPUPinning`).
     var pin = false
+    /// The daemon's `--workers` (nil: its own default; 1 when pinned, as it is given one CPU).
+    var workers: Int?
     /// One more client sends this many `{"cmd":"stats"}` without reading, then drains the
     /// replies (`ServeFlood`).
     var flood: Int?
@@ -169,6 +171,8 @@ enum ServeLoad {
     var peakKiB: Int?
     /// The load generator's own CPU time meanwhile (this process: the clients, the checking).
     var generatorCPUSeconds: Double
+    /// Each worker's CPU time meanwhile, by worker (empty when not read).
+    var workerCPUSeconds: [Double] = []
     /// A soak's minutes (`Options.minutes`).
     var soak: ServeSoak?
   }
@@ -245,6 +249,7 @@ enum ServeLoad {
         "serve", "--socket", socketPath, "--weights", options.weights, "--max-connections",
         "\(options.clients + 16)", "--predictions",
       ] + history
+      + ((options.workers ?? (options.pin ? 1 : nil)).map { ["--workers", "\($0)"] } ?? [])
     server.standardError = FileHandle.nullDevice
     try ChildProcesses.run(server)
     if options.pin { try CPUPinning.separate(daemon: server.processIdentifier) }
@@ -277,6 +282,7 @@ enum ServeLoad {
       clients.append(client)
     }
     let cpuBefore = server.map { ProcessFigures.cpuSeconds($0.processIdentifier) } ?? 0
+    let workersBefore = server.map { ProcessFigures.workerCPUSeconds($0.processIdentifier) } ?? []
     let generatorBefore = ProcessFigures.cpuSeconds(getpid())
     let streamBegin = now()
     let deadline = begin + 1 + workouts.map { $0.time(ofFrame: $0.frameCount - 1) }.max()! + 60
@@ -332,7 +338,10 @@ enum ServeLoad {
       clients: clients, latencies: latencies.sorted(), elapsed: now() - streamBegin,
       cpuSeconds: server.map { ProcessFigures.cpuSeconds($0.processIdentifier) - cpuBefore },
       peakKiB: server.map { ProcessFigures.peakResidentKiB($0.processIdentifier) },
-      generatorCPUSeconds: ProcessFigures.cpuSeconds(getpid()) - generatorBefore)
+      generatorCPUSeconds: ProcessFigures.cpuSeconds(getpid()) - generatorBefore,
+      workerCPUSeconds: server.map {
+        zip(ProcessFigures.workerCPUSeconds($0.processIdentifier), workersBefore).map { $0 - $1 }
+      } ?? [])
   }
 
   /// What client `index` calls itself in its header.
@@ -445,6 +454,13 @@ enum ServeLoad {
       print("server peak resident       \(peak / 1024) MiB")
     } else {
       print("server CPU, peak resident  not measured here: the daemon is not this bench's child")
+    }
+    if !outcome.workerCPUSeconds.isEmpty {
+      print(
+        "server CPU by worker       "
+          + outcome.workerCPUSeconds.enumerated().map {
+            String(format: "worker %d %.0f%%", $0, 100 * $1 / elapsed)
+          }.joined(separator: ", ") + " of one core")
     }
     print(cpuLine("load generator CPU", outcome.generatorCPUSeconds))
     if let pinned = CPUPinning.placement { print("pinned                     \(pinned)") }

@@ -52,6 +52,11 @@ let serve = Command(
       "flood", "N",
       "One more client sends N {\"cmd\":\"stats\"} without reading, 5 s in, then drains the "
         + "replies: the others' p99 meanwhile (ServeFlood)."),
+    .value(
+      "workers", "N",
+      "The daemon's --workers: its poll loops, each on a thread of its own (the bench reports "
+        + "each one's CPU).",
+      default: "the daemon's own: the CPUs it may use; 1 with --pin"),
     .flag(
       "pin",
       "Pin the daemon to the first CPU this bench may use and the bench (the clients) to the "
@@ -80,6 +85,14 @@ let serve = Command(
     load.minutes = try arguments.int("minutes", range: 3...1440)
     load.pin = arguments.flag("pin")
     load.flood = try arguments.int("flood", range: 1...10_000_000)
+    if arguments.values["workers"] != nil {
+      load.workers = try arguments.int("workers", range: 1...1024)
+    }
+    if load.workers != nil, load.port != nil {
+      throw CLIError.usage(
+        "--workers is for the daemon the bench starts, not one on --port",
+        command: arguments.command)
+    }
     if load.pin, load.port != nil {
       throw CLIError.usage(
         "--pin places the daemon the bench starts, not one on --port", command: arguments.command)
