@@ -193,9 +193,11 @@ public final class StreamState {
     layerCount = convolutions.count
     classes = config.classes
     pooledChannels = config.pooledChannels
-    // Room for a catch-up and 16 columns more: one frame at a time, a history is shifted
-    // back once per 16 frames, not for each.
-    let room = pendingLimit + 16
+    // Room for the largest catch-up and no more (each column of room is 2.3 KB of the
+    // standard model's state, for every stream): a catch-up shifts its histories back at most
+    // once, one frame at a time they are shifted back once per `pendingLimit` frames, and a
+    // shift copies only the kept columns.
+    let room = pendingLimit
     histories = .allocate(capacity: layerCount + 1)
     for (index, layer) in convolutions.enumerated() {
       (histories + index).initialize(
