@@ -6,7 +6,7 @@ import Poses
 /// streaming network (`StreamState`). The one path from poses to probabilities, shared by the
 /// runtime's sessions, evaluation and the C interface.
 ///
-/// The network's state (about 130 KB for the standard model) is made at the first
+/// The network's state (about 100 KB for the standard model) is made at the first
 /// probabilities asked, from the window's frames (`streamState`): a stream that never shows
 /// enough of a person to be classified (a server's idle sessions) holds only its window.
 ///
