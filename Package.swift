@@ -138,8 +138,8 @@ let package = Package(
     .testTarget(
       name: "PerFrameAllocationTests",
       dependencies: [
-        "ActionModel", "AllocationCounter", "MotionSynth", "Poses", "RepCounting", "Spotter",
-        "SpotterServer", "TestSupport",
+        "ActionModel", "AllocationCounter", "Linalg", "MotionSynth", "Poses", "RepCounting",
+        "Spotter", "SpotterServer", "TestSupport",
       ]),
     // The daemon's stream protocol in-process, without sockets: served streams driven as the
     // daemon drives them, at every chunk size; and once through the real `spotter serve`.

@@ -38,6 +38,8 @@ import Testing
           #expect(
             late.probabilities() == early.probabilities(),
             "first asked at \(first), \(seen) frames, \(precision)")
+          // The state holds what it needs of the frames: the window keeps presence only.
+          #expect(!late.window.keepsFeatures)
           compared += 1
         }
         #expect(compared > 10)

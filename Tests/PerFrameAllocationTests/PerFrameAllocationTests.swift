@@ -1,6 +1,7 @@
 import ActionModel
 import AllocationCounter
 import Foundation
+import Linalg
 import MotionSynth
 import Poses
 import RepCounting
@@ -85,6 +86,31 @@ struct PerFrameAllocationTests {
     }
     for index in 0..<60 { step(index) }
     #expect(Self.allocations { for index in 60..<1000 { step(index) } } == 0)
+  }
+
+  /// The one-frame step's running sums are made at its first step, once: a state asked every
+  /// 10 frames allocates nothing from its first frame on, and asked every frame after that,
+  /// allocates them once and nothing more. (Without Spotter's own kernels there is no
+  /// one-frame step: nothing at all.)
+  @Test(arguments: [false, true])
+  func theStepsSumsAreMadeOnceAtTheFirstStep(half: Bool) {
+    let classifier = Fixtures.randomClassifier(.standard(classes: 13), seed: 3)
+    let stream = classifier.makeStream(precision: half ? .half : .single)
+    let frames = Fixtures.randomFrames(600, features: 54, seed: 1)
+    var probabilities = [Float](repeating: 0, count: 13)
+    func run(_ indices: Range<Int>, askEvery stride: Int) -> UInt64 {
+      Self.allocations {
+        for index in indices {
+          frames[index].withUnsafeBufferPointer { stream.push($0) }
+          if index % stride == stride - 1 {
+            probabilities.withUnsafeMutableBufferPointer { stream.probabilities(into: $0) }
+          }
+        }
+      }
+    }
+    #expect(run(0..<300, askEvery: 10) == 0)
+    #expect(run(300..<301, askEvery: 1) == (InstructionSet.available == .none ? 0 : 1))
+    #expect(run(301..<600, askEvery: 1) == 0)
   }
 
   @Test(arguments: ConvolutionStrategy.allCases)

@@ -56,6 +56,35 @@ import Testing
     #expect(abs(window.presentFraction - 5 / 7) < 1e-6)
   }
 
+  /// A window that drops its features after `dropAfter` frames counts frames and presence as
+  /// one that keeps them, at every start slot, through a `removeAll`.
+  @Test(arguments: 0..<capacity, [0, 3, 9])
+  func aWindowWithoutFeaturesCountsPresenceAsOneWith(startSlot: Int, dropAfter: Int) {
+    var keeping = PoseWindow(
+      capacity: Self.capacity, featureCount: Self.features, startSlot: startSlot)
+    var dropping = keeping
+    for n in 1...30 {
+      if n == dropAfter + 1 { dropping.dropFeatures() }
+      if n == 20 {
+        keeping.removeAll()
+        dropping.removeAll()
+      }
+      if n % 3 == 0 {
+        keeping.pushNobody()
+        dropping.pushNobody()
+      } else {
+        let frame = n % 4 == 0 ? [Float](repeating: 0, count: Self.features) : Self.frame(n)
+        frame.withUnsafeBufferPointer {
+          keeping.push($0)
+          dropping.push($0)
+        }
+      }
+      #expect(dropping.keepsFeatures == (n <= dropAfter) && keeping.keepsFeatures)
+      #expect(dropping.count == keeping.count && dropping.isFull == keeping.isFull)
+      #expect(dropping.presentCount == keeping.presentCount, "after \(n) frames")
+    }
+  }
+
   @Test func anAllZeroFeatureFrameCountsAsNobody() {
     var window = PoseWindow(capacity: 4, featureCount: 2)
     [Float(0), 0].withUnsafeBufferPointer { window.push($0) }

@@ -6,9 +6,11 @@ import Poses
 /// streaming network (`StreamState`). The one path from poses to probabilities, shared by the
 /// runtime's sessions, evaluation and the C interface.
 ///
-/// The network's state (about 150 KB for the standard model) is made at the first
+/// The network's state (about 100 KB for the standard model) is made at the first
 /// probabilities asked, from the window's frames (`streamState`): a stream that never shows
-/// enough of a person to be classified (a server's idle sessions) holds only its window.
+/// enough of a person to be classified (a server's idle sessions) holds only its window. Once
+/// the state is made, the window's features are dropped (21 KB of the standard model's): the
+/// state has what it needs of them, and the window goes on counting presence only.
 ///
 /// Allocates at `init` and once more at the first probabilities, never per frame. Not
 /// thread-safe: one per stream.
@@ -17,7 +19,8 @@ import Poses
 public final class FeatureStream {
   public let classifier: Classifier
   @exclusivity(unchecked) private var extractor: FeatureExtractor
-  /// The last T frames of features.
+  /// The last T frames: their features until the network's state is made, then their
+  /// presence only.
   @exclusivity(unchecked) public private(set) var window: PoseWindow
   /// The streaming network's cached activations, once asked for.
   @exclusivity(unchecked) private var state: StreamState?
@@ -72,6 +75,7 @@ public final class FeatureStream {
     for age in stride(from: replayed - 1, through: 0, by: -1) {
       window.withFrame(age: age) { state.push($0) }
     }
+    window.dropFeatures()
     self.state = state
     return state
   }

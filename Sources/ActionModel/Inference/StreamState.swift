@@ -39,8 +39,9 @@ import Linalg
 /// reference counting and no array uniqueness checks: at a few microseconds a step, those were
 /// a tenth of it.
 ///
-/// Allocates at `init`, never per frame. Not thread-safe: one state per stream (or per group of
-/// streams in lockstep).
+/// Allocates at `init`, and the step's running sums at the first one-frame step (`StepBuffers`),
+/// never per frame. Not thread-safe: one state per stream (or per group of streams in
+/// lockstep).
 ///
 /// Stored properties skip Swift's run-time exclusivity checks (README, "Performance").
 public final class StreamState {
@@ -72,11 +73,13 @@ public final class StreamState {
   private let tapSlots: Int
   private let packed: [PackedWeights]?
   private let packedTaps: [[PackedWeights]]?
-  /// Scratch for d rows of a deferred tap's products per stream (`productStride` apart), and
-  /// a zero bias for them.
-  private let products: UnsafeMutablePointer<Float>
+  /// The one-frame step's running sums and scratch, made at its first step.
+  @exclusivity(unchecked) private var stepBuffers: StepBuffers?
+  /// The floats of each part of `StepBuffers`: every layer's rings (B · Σ `ringStride`), the
+  /// products (B · `productStride`), the zero bias (the widest padded row).
+  private let ringFloats: Int
   private let productStride: Int
-  private let zeros: UnsafeMutablePointer<Float>
+  private let widest: Int
   /// Whether the layers' running sums agree with the histories (a catch-up of several frames
   /// does not keep them).
   @exclusivity(unchecked) private var partialValid = false
@@ -148,6 +151,19 @@ public final class StreamState {
     var end: UnsafeMutablePointer<Float> { buffer + filled * channels }
   }
 
+  /// What only the one-frame step reads, in one allocation made at the first step: a state
+  /// caught up several frames at a time (a server's batched sessions, asked every 10 frames)
+  /// never needs it, and it is 31 KB of the standard model's state. The running sums start
+  /// as zeros and are rebuilt from the histories before a step reads them (`rebuild`).
+  private struct StepBuffers {
+    /// Every layer's running sums (`Layer.partialOffset`).
+    let partial: UnsafeMutablePointer<Float>
+    /// Scratch for d rows of a deferred tap's products per stream (`productStride` apart), and
+    /// a zero bias for them.
+    let products: UnsafeMutablePointer<Float>
+    let zeros: UnsafeMutablePointer<Float>
+  }
+
   /// One convolution layer as the step sees it.
   private struct Layer {
     let kernel: Int
@@ -158,8 +174,9 @@ public final class StreamState {
     /// The padded row width of `partial`: C_out up to whole panels.
     let width: Int
     /// Per stream, the running sums of the next outputs (a ring of k·d rows of `width`, the
-    /// streams' rings `ringStride` apart): their bias and the deferred taps' products so far.
-    let partial: UnsafeMutablePointer<Float>
+    /// streams' rings `ringStride` apart): their bias and the deferred taps' products so far;
+    /// this layer's start in `StepBuffers.partial`.
+    let partialOffset: Int
     let ringStride: Int
     /// (C_out), and (k, C_in, C_out) for OpenBLAS.
     let bias: UnsafePointer<Float>
@@ -193,9 +210,11 @@ public final class StreamState {
     layerCount = convolutions.count
     classes = config.classes
     pooledChannels = config.pooledChannels
-    // Room for a catch-up and 16 columns more: one frame at a time, a history is shifted
-    // back once per 16 frames, not for each.
-    let room = pendingLimit + 16
+    // Room for the largest catch-up and no more (each column of room is 2.3 KB of the
+    // standard model's state, for every stream): a catch-up shifts its histories back at most
+    // once, one frame at a time they are shifted back once per `pendingLimit` frames, and a
+    // shift copies only the kept columns.
+    let room = pendingLimit
     histories = .allocate(capacity: layerCount + 1)
     for (index, layer) in convolutions.enumerated() {
       (histories + index).initialize(
@@ -209,18 +228,19 @@ public final class StreamState {
       ))
     let panel = packed?.first?.panelWidth ?? 1
     layers = .allocate(capacity: layerCount)
+    var ringFloats = 0
     for (index, layer) in convolutions.enumerated() {
       let width = (layer.channels + panel - 1) / panel * panel
       let ringStride = layer.kernel * layer.dilation * width
-      let rings = UnsafeMutablePointer<Float>.allocate(capacity: streams * ringStride)
-      rings.initialize(repeating: 0, count: streams * ringStride)
       (layers + index).initialize(
         to: Layer(
           kernel: layer.kernel, dilation: layer.dilation, reach: layer.reach,
-          outputChannels: layer.channels, width: width, partial: rings, ringStride: ringStride,
-          bias: classifier.convolutionBias(index), weight: classifier.convolutionWeight(index),
-          received: 0))
+          outputChannels: layer.channels, width: width, partialOffset: ringFloats,
+          ringStride: ringStride, bias: classifier.convolutionBias(index),
+          weight: classifier.convolutionWeight(index), received: 0))
+      ringFloats += streams * ringStride
     }
+    self.ringFloats = ringFloats
     tapSlots = convolutions.map(\.kernel).max()!
     if let packed, let packedTaps {
       packedViews = .allocate(capacity: layerCount)
@@ -237,11 +257,8 @@ public final class StreamState {
     }
     let widest = convolutions.map { ($0.channels + panel - 1) / panel * panel }.max()!
     let deepest = convolutions.map { max($0.dilation, $0.reach) }.max()!
+    self.widest = widest
     productStride = deepest * widest
-    products = .allocate(capacity: streams * productStride)
-    products.initialize(repeating: 0, count: streams * productStride)
-    zeros = .allocate(capacity: widest)
-    zeros.initialize(repeating: 0, count: widest)
     average = .allocate(capacity: streams * config.pooledChannels)
     average.initialize(repeating: 0, count: streams * config.pooledChannels)
     pooledSum = .allocate(capacity: streams * config.pooledChannels)
@@ -252,12 +269,10 @@ public final class StreamState {
   deinit {
     for index in 0...layerCount { histories[index].buffer.deallocate() }
     histories.deallocate()
-    for index in 0..<layerCount { layers[index].partial.deallocate() }
     layers.deallocate()
     packedViews?.deallocate()
     tapViews?.deallocate()
-    products.deallocate()
-    zeros.deallocate()
+    stepBuffers?.partial.deallocate()
     average.deallocate()
     pooledSum.deallocate()
   }
@@ -416,13 +431,14 @@ public final class StreamState {
   /// columns into the sums of the outputs that will need them.
   private func step() {
     let taps = tapViews!
+    let buffers = stepBuffers ?? makeStepBuffers()
     for index in 0..<layerCount {
       let layer = layers[index]
       let input = histories[index]
       let ring = layer.kernel * layer.dilation
       let newest = layer.received - 1  // the column this step adds
-      if !partialValid { rebuild(layer: index, newest: newest) }
-      let slot = layer.partial + newest % ring * layer.width
+      if !partialValid { rebuild(layer: index, newest: newest, buffers) }
+      let slot = buffers.partial + layer.partialOffset + newest % ring * layer.width
       histories[index + 1].makeRoom(for: 1, keeping: histories[index + 1].kept)
       let output = histories[index + 1]
       // The streams' newest columns are the rows of one GEMM (a history's streams are a
@@ -443,10 +459,23 @@ public final class StreamState {
       for tap in 0..<(layer.kernel - 1) {
         let lag = (layer.kernel - 1 - tap) * layer.dilation
         guard (newest + 1) % lag == 0 else { continue }
-        deferred(layer: index, tap: tap, first: newest - lag + 1, count: lag, newest: newest)
+        deferred(
+          layer: index, tap: tap, first: newest - lag + 1, count: lag, newest: newest, buffers)
       }
     }
     partialValid = true
+  }
+
+  /// The step's buffers, zeroed, at its first step (the one allocation after `init`).
+  private func makeStepBuffers() -> StepBuffers {
+    let count = ringFloats + streams * productStride + widest
+    let partial = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    partial.initialize(repeating: 0, count: count)
+    let buffers = StepBuffers(
+      partial: partial, products: partial + ringFloats,
+      zeros: partial + ringFloats + streams * productStride)
+    stepBuffers = buffers
+    return buffers
   }
 
   /// The pooled sums after the last layer's step: plus the new column, minus the one that left.
@@ -466,22 +495,25 @@ public final class StreamState {
 
   /// Adds tap `tap`'s products with input columns first ..< first + count (the newest being
   /// `newest`) into the running sums of the outputs they feed, (k − 1 − tap)·d columns later.
-  private func deferred(layer index: Int, tap: Int, first: Int, count: Int, newest: Int) {
+  private func deferred(
+    layer index: Int, tap: Int, first: Int, count: Int, newest: Int, _ buffers: StepBuffers
+  ) {
     guard count > 0 else { return }
     let layer = layers[index]
     let input = histories[index]
     let width = layer.width
     let ring = layer.kernel * layer.dilation
     let lag = (layer.kernel - 1 - tap) * layer.dilation
+    let partial = buffers.partial + layer.partialOffset
     PackedGEMM.convolve(
       windows: streams, rows: count, input: input.column(age: newest - first),
       inputRowStride: input.channels, tapStride: 0, inputWindowStride: input.stride,
-      weights: tapViews![index * tapSlots + tap], bias: zeros, relu: false, into: products,
-      outputRowStride: width, outputWindowStride: productStride)
+      weights: tapViews![index * tapSlots + tap], bias: buffers.zeros, relu: false,
+      into: buffers.products, outputRowStride: width, outputWindowStride: productStride)
     for stream in 0..<streams {
       for row in 0..<count {
-        let sum = layer.partial + stream * layer.ringStride + (first + row + lag) % ring * width
-        let product = products + stream * productStride + row * width
+        let sum = partial + stream * layer.ringStride + (first + row + lag) % ring * width
+        let product = buffers.products + stream * productStride + row * width
         for channel in 0..<layer.outputChannels { sum[channel] += product[channel] }
       }
     }
@@ -490,12 +522,13 @@ public final class StreamState {
   /// Makes layer `index`'s running sums agree with its history, before column `newest` is
   /// added: the bias for every output still to come, plus the older taps' products of the
   /// columns of every whole batch of d before `newest`.
-  private func rebuild(layer index: Int, newest: Int) {
+  private func rebuild(layer index: Int, newest: Int, _ buffers: StepBuffers) {
     let layer = layers[index]
     let (k, d) = (layer.kernel, layer.dilation)
+    let partial = buffers.partial + layer.partialOffset
     for stream in 0..<streams {
       for row in 0..<(k * d) {
-        (layer.partial + stream * layer.ringStride + row * layer.width).update(
+        (partial + stream * layer.ringStride + row * layer.width).update(
           from: layer.bias, count: layer.outputChannels)
       }
     }
@@ -503,7 +536,8 @@ public final class StreamState {
       let lag = (k - 1 - tap) * d
       let batched = newest / lag * lag  // the columns before this are in whole batches
       deferred(
-        layer: index, tap: tap, first: newest - lag, count: batched - newest + lag, newest: newest)
+        layer: index, tap: tap, first: newest - lag, count: batched - newest + lag, newest: newest,
+        buffers)
     }
   }
 

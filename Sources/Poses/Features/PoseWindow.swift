@@ -26,8 +26,10 @@ public struct PoseWindow: Sendable {
   public let featureCount: Int
   /// Whether each held frame shows a person; the ring's slots are the rows of `storage`.
   private var presence: FixedRing<Bool>
-  /// (T, F): the frame in ring slot s is row s.
+  /// (T, F): the frame in ring slot s is row s; empty once the features are dropped.
   private var storage: [Float]
+  /// Whether the window still keeps its frames' features (`dropFeatures()`).
+  public var keepsFeatures: Bool { !storage.isEmpty }
   /// How many held frames show a person.
   public private(set) var presentCount = 0
 
@@ -62,20 +64,32 @@ public struct PoseWindow: Sendable {
       hasPerson = true
       break
     }
-    let row = rowForNext
-    storage.withUnsafeMutableBufferPointer { buffer in
-      _ = UnsafeMutableBufferPointer(rebasing: buffer[row]).update(fromContentsOf: features)
+    if keepsFeatures {
+      let row = rowForNext
+      storage.withUnsafeMutableBufferPointer { buffer in
+        _ = UnsafeMutableBufferPointer(rebasing: buffer[row]).update(fromContentsOf: features)
+      }
     }
     advance(hasPerson: hasPerson)
   }
 
   /// Appends a frame where nobody was detected.
   public mutating func pushNobody() {
-    let row = rowForNext
-    storage.withUnsafeMutableBufferPointer { buffer in
-      UnsafeMutableBufferPointer(rebasing: buffer[row]).update(repeating: 0)
+    if keepsFeatures {
+      let row = rowForNext
+      storage.withUnsafeMutableBufferPointer { buffer in
+        UnsafeMutableBufferPointer(rebasing: buffer[row]).update(repeating: 0)
+      }
     }
     advance(hasPerson: false)
+  }
+
+  /// Frees the features (T·F floats) and from now on keeps only which frames show a person:
+  /// for an owner whose frames are held elsewhere once it has them (`FeatureStream`, once its
+  /// network state is made). `count`, `presentCount` and the rest go on as before; `copy` and
+  /// `withFrame` may no longer be called.
+  public mutating func dropFeatures() {
+    storage = []
   }
 
   /// Where the next frame's features go in `storage`.
@@ -97,6 +111,7 @@ public struct PoseWindow: Sendable {
   /// Copies the window into `out` as a (T, F) row-major block, oldest frame first, newest last,
   /// with zero frames in front while fewer than T frames have arrived. Allocates nothing.
   public func copy(into out: UnsafeMutableBufferPointer<Float>) {
+    precondition(keepsFeatures, "the window's features were dropped (dropFeatures)")
     precondition(
       out.count == capacity * featureCount,
       "window copy needs T·F = \(capacity * featureCount) floats, got \(out.count)")
@@ -121,6 +136,7 @@ public struct PoseWindow: Sendable {
   /// `body`.
   public func withFrame<R>(age: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R
   {
+    precondition(keepsFeatures, "the window's features were dropped (dropFeatures)")
     let slot = presence.slot(age: age)
     return try storage.withUnsafeBufferPointer { buffer in
       try body(

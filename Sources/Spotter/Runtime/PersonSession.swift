@@ -28,10 +28,18 @@ final class PersonSession {
   /// pipeline's push).
   @exclusivity(unchecked) private var takeoversSeen = 0
   /// Batched predictions: the ticks that arrived after the due prediction, held until it is
-  /// made. A tick that finds the ring full makes the prediction itself (`tick`): a burst of
-  /// frames, or one frame after a long gap (a tick for every 1/30 s of it), may bring any
-  /// number of ticks before the caller's batch, and none may be lost.
+  /// made (at most `heldTickLimit`). A tick that finds the ring full makes the prediction
+  /// itself (`tick`): a burst of frames, or one frame after a long gap (a tick for every
+  /// 1/30 s of it), may bring any number of ticks before the caller's batch, and none may be
+  /// lost.
   @exclusivity(unchecked) private var heldTicks: FixedRing<(t: Double, pose: Pose)>
+
+  /// The ticks a batching session holds for its due prediction: half a second at 30 fps, more
+  /// than a prediction's stride (10), so a live client's frames, which come a few at a time,
+  /// wait for the caller's batch. A burst that brings more gets its prediction made alone:
+  /// the same events, one fewer prediction sharing the batch's weight reads. Every batching
+  /// session keeps room for them all: 224 bytes a tick.
+  static let heldTickLimit = 16
 
   /// A session whose exercises the runtime's classifier recognises.
   /// - Parameter batchesPredictions: see `Session.predictionDue`.
@@ -42,7 +50,8 @@ final class PersonSession {
     recogniser = Recogniser(
       classifier: classifier, catalogue: runtime.catalogue, options: runtime.options,
       batchesPredictions: batchesPredictions)
-    heldTicks = FixedRing(capacity: batchesPredictions ? 64 : 1, repeating: (0, .nobody))
+    heldTicks = FixedRing(
+      capacity: batchesPredictions ? Self.heldTickLimit : 1, repeating: (0, .nobody))
     sets = SetTracker(
       labels: classifier.labels, options: runtime.options, catalogue: runtime.catalogue,
       halfWindow: Double(classifier.config.window) / fps / 2, tickRate: fps)

@@ -208,8 +208,8 @@ public final class Session {
   /// prediction is due, `push` returns with this set (holding the ticks that come meanwhile),
   /// and the caller makes it with `makeDuePrediction(emit:)`, after catching up the network
   /// states of all its due sessions together (`PredictionBatch`) if it likes, so each weight
-  /// read serves them all. Pushes that bring more ticks than the session holds (64: two
-  /// seconds) make the due prediction themselves, alone. Events and counts are those of a
+  /// read serves them all. Pushes that bring more ticks than the session holds (16: half a
+  /// second) make the due prediction themselves, alone. Events and counts are those of a
   /// session that predicts on its own, byte for byte: the same frames go through the same
   /// layers.
   public var predictionDue: Bool { one?.predictionDue ?? false }
