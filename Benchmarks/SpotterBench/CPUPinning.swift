@@ -4,8 +4,8 @@ import Foundation
   import Glibc
 #endif
 
-/// `spotter-bench serve --pin`: the daemon on one CPU, the load generator on the others, so a
-/// figure says whose limit it is. A load generator sharing the daemon's cores takes what the
+/// `spotter-bench serve --pin`: the daemon on one CPU a worker, the load generator on the
+/// others, so a figure says whose limit it is. A load generator sharing the daemon's cores takes what the
 /// daemon would have had, and on a machine of two cores it takes a lot of it. Placed with
 /// util-linux's `taskset` (every thread of a process; Glibc keeps `sched_setaffinity` behind
 /// `_GNU_SOURCE`).
@@ -13,18 +13,26 @@ enum CPUPinning {
   /// What `separate` did, for the report.
   nonisolated(unsafe) private(set) static var placement: String?
 
-  /// Pins every thread of `daemon` to the first CPU this process may use, and every thread of
-  /// this process to the rest. Throws when fewer than two CPUs are available.
-  static func separate(daemon: pid_t) throws {
+  /// Pins every thread of `daemon` to the first `cpus` CPUs this process may use, and every
+  /// thread of this process to the rest. Throws when there is no CPU left for this process.
+  static func separate(daemon: pid_t, cpus: Int = 1) throws {
+    try requireRoom(daemon: cpus)
     let allowed = allowedCPUs()
-    guard allowed.count >= 2, let first = allowed.first else {
-      throw LocalServers.Failure(
-        description: "--pin needs two CPUs; this process may use \(allowed.count)")
-    }
-    let rest = allowed.dropFirst().map(String.init).joined(separator: ",")
-    try LocalServers.run(["/usr/bin/taskset", "-a", "-p", "-c", "\(first)", "\(daemon)"])
+    let own = allowed.prefix(cpus).map(String.init).joined(separator: ",")
+    let rest = allowed.dropFirst(cpus).map(String.init).joined(separator: ",")
+    try LocalServers.run(["/usr/bin/taskset", "-a", "-p", "-c", own, "\(daemon)"])
     try LocalServers.run(["/usr/bin/taskset", "-a", "-p", "-c", rest, "\(getpid())"])
-    placement = "daemon on CPU \(first), load generator on CPU \(rest)"
+    placement = "daemon on CPU \(own), load generator on CPU \(rest)"
+  }
+
+  /// Throws unless this process may use more than the daemon's `cpus`: checked before the
+  /// daemon starts, so that a bench that cannot pin leaves no daemon behind.
+  static func requireRoom(daemon cpus: Int) throws {
+    let allowed = allowedCPUs().count
+    guard allowed > cpus else {
+      throw LocalServers.Failure(
+        description: "--pin needs \(cpus + 1) CPUs; this process may use \(allowed)")
+    }
   }
 
   /// The CPUs this process may run on (`Cpus_allowed_list` of /proc/self/status: `0-3,6`).

@@ -51,8 +51,8 @@ enum ServeLoad {
     /// A soak: each client keeps one session open this long, its workout streamed over and
     /// over, and the daemon is watched minute by minute (`ServeSoak`). Nil: one workout each.
     var minutes: Int?
-    /// The daemon on the first CPU this process may use, the load generator on the others
-    /// (`CPUPinning`).
+    /// The daemon on the first CPUs this process may use (one a worker), the load generator on
+    /// the others (`CPUPinning`).
     var pin = false
     /// The daemon's `--workers` (nil: its own default; 1 when pinned, as it is given one CPU).
     var workers: Int?
@@ -251,8 +251,11 @@ enum ServeLoad {
       ] + history
       + ((options.workers ?? (options.pin ? 1 : nil)).map { ["--workers", "\($0)"] } ?? [])
     server.standardError = FileHandle.nullDevice
+    if options.pin { try CPUPinning.requireRoom(daemon: options.workers ?? 1) }
     try ChildProcesses.run(server)
-    if options.pin { try CPUPinning.separate(daemon: server.processIdentifier) }
+    if options.pin {
+      try CPUPinning.separate(daemon: server.processIdentifier, cpus: options.workers ?? 1)
+    }
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
     return server
   }

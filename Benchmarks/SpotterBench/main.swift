@@ -59,8 +59,8 @@ let serve = Command(
       default: "the daemon's own: the CPUs it may use; 1 with --pin"),
     .flag(
       "pin",
-      "Pin the daemon to the first CPU this bench may use and the bench (the clients) to the "
-        + "others, so a figure says whose limit it is (needs two CPUs)."),
+      "Pin the daemon to the first CPU this bench may use (the first N with --workers N) and "
+        + "the bench (the clients) to the others, so a figure says whose limit it is."),
   ],
   run: { arguments in
     var load = try ServeLoad.Options(arguments)
