@@ -64,15 +64,15 @@ public final class Daemon {
     public var backlog: Int? = 15
     /// Events waiting for a client beyond this many bytes are dropped (a slow reader).
     public var maxPendingOutput = 1 << 20
-    /// Stores each finished session, off the daemon's thread; nil keeps no history.
+    /// Stores each finished session, off the workers' threads; nil keeps no history.
     public var history: HistoryWriter?
     public var exercisesFolder: String?
     /// People followed in a stream whose header does not say (`"people": N`): 1 follows the
     /// most prominent person, as a stream of one; more follow each on their own
     /// (a session of several people), every event saying whose.
     public var people = 1
-    /// Hears what an operator should know; called on the daemon's thread, or the history
-    /// writer's.
+    /// Hears what an operator should know; called on the daemon's accepting thread, or the
+    /// history writer's.
     public var notify: @Sendable (Notice) -> Void = { _ in }
 
     public init() {}

@@ -3,12 +3,6 @@ import History
 import Spotter
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What the daemon's threads share: each worker's mailbox, its connection count and its
 /// published counters; which worker holds each live session; the counters the accepting
 /// thread keeps; whether the daemon is stopping. Everything else of a worker is its own.
@@ -83,7 +77,7 @@ final class Workers: Sendable {
   /// The worker to give a new connection to: the one with the fewest of those not handed
   /// `handedAtMost` already; nil when every worker is.
   func leastLoaded() -> Slot? {
-    slots.filter { $0.handed.load(ordering: .relaxed) < Self.handedAtMost }
+    slots.lazy.filter { $0.handed.load(ordering: .relaxed) < Self.handedAtMost }
       .min { $0.connections.load(ordering: .relaxed) < $1.connections.load(ordering: .relaxed) }
   }
 
@@ -143,17 +137,7 @@ final class Mailbox: Sendable {
   let wakeReader: FileDescriptor
   private let wakeWriter: FileDescriptor
 
-  init() throws(SystemError) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { throw SystemError("pipe()") }
-    (wakeReader, wakeWriter) = (
-      FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1])
-    )
-    for end in [wakeReader, wakeWriter] {
-      end.setNonBlocking()
-      _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC)
-    }
-  }
+  init() throws(SystemError) { (wakeReader, wakeWriter) = try FileDescriptor.pipe() }
 
   deinit {
     wakeReader.close()

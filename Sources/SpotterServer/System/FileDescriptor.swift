@@ -23,8 +23,8 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// An open descriptor the daemon owns (a listening socket or a connection), with the calls
-/// made on it. With `Socket`, `Poller` and `SignalFlags`, the only place the server touches
-/// the C library, on Linux and Darwin alike.
+/// made on it. With `Socket`, `Poller`, `SignalFlags` and `ThreadName`, the only place the
+/// server touches the C library, on Linux and Darwin alike.
 struct FileDescriptor: Hashable, Sendable {
   let rawValue: Int32
 
@@ -83,6 +83,19 @@ struct FileDescriptor: Hashable, Sendable {
   func setNonBlocking() {
     let flags = fcntl(rawValue, F_GETFL, 0)
     _ = fcntl(rawValue, F_SETFL, flags | O_NONBLOCK)
+  }
+
+  /// A pipe's two ends, non-blocking, closed on exec: a byte written to one wakes a poll on
+  /// the other.
+  static func pipe() throws(SystemError) -> (reader: FileDescriptor, writer: FileDescriptor) {
+    var ends: [Int32] = [0, 0]
+    guard systemPipe(&ends) == 0 else { throw SystemError("pipe()") }
+    let (reader, writer) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+    for end in [reader, writer] {
+      end.setNonBlocking()
+      _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC)
+    }
+    return (reader, writer)
   }
 }
 
@@ -192,3 +205,4 @@ private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int)
   write(fd, buffer, count)
 }
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemPipe(_ ends: inout [Int32]) -> Int32 { pipe(&ends) }

@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-/// SIGTERM/SIGINT and SIGHUP, noted by the handler and read by the daemon's loop.
+/// SIGTERM/SIGINT and SIGHUP, noted by the handler and read by the daemon's accepting thread.
 enum SignalFlags {
   nonisolated(unsafe) static var terminate = false
   nonisolated(unsafe) static var reload = false
